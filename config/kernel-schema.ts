@@ -1,0 +1,64 @@
+import * as yup from 'yup';
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SANITIZE } from './defaults.js';
+import { duration } from './duration.js';
+
+const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+const LOG_FORMATS = ['text', 'json'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+const unknownKeys = '${path} has unknown key(s): ${unknown}';
+
+/** `context-path` as SBA normalises it: a leading slash, no trailing slash, `/` alone is none. */
+export function normaliseContextPath(value: string): string {
+  const trimmed = value.trim().replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+const regex = yup.string().test('regex', '${path} is not a valid regular expression: ${value}', (value) => {
+  if (value === undefined) return true;
+  try {
+    new RegExp(value);
+    return true;
+  } catch {
+    return false;
+  }
+});
+
+const credentials = yup.object({
+  'user-name': yup.string().nullable().default(null),
+  'user-password': yup.string().nullable().default(null),
+}).noUnknown(true, unknownKeys);
+
+/**
+ * The keys the kernel itself reads. Plugin sections are validated by each plugin's own schema;
+ * a top-level key that is neither is an error (CONTRACT §2).
+ */
+export const kernelSchema = yup.object({
+  port: yup.number().integer().min(0).max(65535).default(DEFAULT_PORT),
+  host: yup.string().trim().min(1).default(DEFAULT_HOST),
+  'context-path': yup.string().default('').transform((value: unknown) => (typeof value === 'string' ? normaliseContextPath(value) : value))
+    .matches(/^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*$/, { message: '${path} must be a URL path such as /admin', excludeEmptyString: true }),
+  plugins: yup.array(yup.string().trim().min(1).required()).optional(),
+  'log-level': yup.string().oneOf(LOG_LEVELS).default('info'),
+  'log-format': yup.string().oneOf(LOG_FORMATS).default('text'),
+  'metadata-keys-to-sanitize': yup.array(regex.required()).default(DEFAULT_SANITIZE),
+  'event-store': yup.object({
+    'max-events-per-instance': yup.number().integer().min(10).default(100),
+    'retention-after-deregistration': duration().min(0).default(3_600_000),
+  }).noUnknown(true, unknownKeys).default({}),
+  'instance-auth': yup.object({
+    enabled: yup.boolean().default(true),
+    'default-user-name': yup.string().nullable().default(null),
+    'default-password': yup.string().nullable().default(null),
+    'service-map': yup.lazy((map: unknown) => yup.object(
+      Object.fromEntries(Object.keys(map ?? {}).map((name) => [name, credentials])),
+    ).default({})),
+  }).noUnknown(true, unknownKeys).default({}),
+  'plugin-timeout': duration().min(1).default(10_000),
+  'shutdown-timeout': duration().min(100).max(60_000).default(4_500),
+}).noUnknown(false);
+
+export type KernelConfig = yup.InferType<typeof kernelSchema>;
+export const KERNEL_KEYS: readonly string[] = Object.keys(kernelSchema.fields);

@@ -1,0 +1,58 @@
+import type { Instance, InstanceEvent } from './store/types.js';
+
+/** What `instance.changed` carries: the recorded event and the instance before and after it. */
+export interface InstanceChange {
+  readonly event: InstanceEvent;
+  readonly instance: Instance;
+  readonly previous: Instance;
+}
+
+/**
+ * The events on the bus, by name. Plugins add their own through declaration merging:
+ * `declare module 'vigil/plugin' { interface BusEvents { 'my-plugin.thing-happened': Payload } }`.
+ */
+export interface BusEvents {
+  /** An event was appended to an instance's history; fired synchronously after the append. */
+  'instance.changed': InstanceChange;
+  /** `POST /applications` (or anything else) asked every instance to be re-checked and discovery to re-run. */
+  'instances.refresh-requested': { readonly reason: string };
+}
+
+export type BusHandler<T> = (payload: T) => void | Promise<void>;
+
+/**
+ * A typed, synchronous event bus. Handlers run in subscription order; one that throws or
+ * rejects is reported and never stops the others nor ends its own subscription (as SBA's
+ * triggers keep working after errors).
+ */
+export class EventBus {
+  readonly #handlers = new Map<string, Set<BusHandler<never>>>();
+
+  constructor(private readonly onHandlerError: (name: string, error: unknown) => void) {}
+
+  /** Subscribes; returns the function that unsubscribes. */
+  on<K extends keyof BusEvents>(name: K, handler: BusHandler<BusEvents[K]>): () => void {
+    const set = this.#handlers.get(name) ?? new Set();
+    set.add(handler as BusHandler<never>);
+    this.#handlers.set(name, set);
+    return () => set.delete(handler as BusHandler<never>);
+  }
+
+  emit<K extends keyof BusEvents>(name: K, payload: BusEvents[K]): void {
+    const set = this.#handlers.get(name);
+    if (!set) return;
+    for (const handler of [...set]) {
+      try {
+        const result = (handler as BusHandler<BusEvents[K]>)(payload);
+        if (result instanceof Promise) result.catch((error: unknown) => this.onHandlerError(name, error));
+      } catch (error) {
+        this.onHandlerError(name, error);
+      }
+    }
+  }
+
+  /** How many handlers listen to `name`. */
+  listenerCount(name: keyof BusEvents): number {
+    return this.#handlers.get(name)?.size ?? 0;
+  }
+}

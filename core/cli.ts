@@ -1,0 +1,81 @@
+import { parseArgs } from 'node:util';
+
+export interface CliOptions {
+  readonly command: 'run' | 'help' | 'version';
+  readonly configFile?: string;
+  readonly checkConfig: boolean;
+  /** Flag values by config key; they beat the config file. */
+  readonly overrides: Record<string, unknown>;
+}
+
+const LEVELS = ['error', 'warn', 'info', 'debug'];
+const FORMATS = ['text', 'json'];
+
+export const HELP = `Usage: vigil [flags]
+
+Vigil: instance registry and monitoring daemon (Spring Boot Admin compatible).
+
+Flags (a flag beats the config file, which beats the default):
+  --config FILE         YAML config file (default: ./registry.config.yaml if present, else built-in defaults)
+  --port N              listen port; 0 = any free port (default: 8080)
+  --host ADDR           listen address (default: 0.0.0.0)
+  --context-path PATH   prefix for every HTTP path, e.g. /admin (default: none)
+  --log-level LEVEL     error, warn, info or debug (default: info)
+  --log-format FORMAT   text or json, one JSON object a line (default: text)
+  --check-config        validate the config, print the problems, exit 0 (valid) or 1
+  --help                show this help
+  --version             print the version
+`;
+
+/** Parses argv (without node and the script). Returns the options, or one problem per line. */
+export function parseCli(argv: readonly string[]): { ok: true; options: CliOptions } | { ok: false; problems: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'context-path': { type: 'string' },
+        'log-level': { type: 'string' },
+        'log-format': { type: 'string' },
+        'check-config': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+        version: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    return { ok: false, problems: [`${(error as Error).message} (see --help)`] };
+  }
+  const { values } = parsed;
+  const problems: string[] = [];
+  const overrides: Record<string, unknown> = {};
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) problems.push(`--port: must be an integer from 0 to 65535, got "${values.port}"`);
+    else overrides.port = port;
+  }
+  if (values.host !== undefined) {
+    if (values.host.trim() === '') problems.push('--host: must not be empty');
+    else overrides.host = values.host;
+  }
+  if (values['context-path'] !== undefined) overrides['context-path'] = values['context-path'];
+  if (values['log-level'] !== undefined) {
+    if (!LEVELS.includes(values['log-level'])) problems.push(`--log-level: must be one of ${LEVELS.join(', ')}, got "${values['log-level']}"`);
+    else overrides['log-level'] = values['log-level'];
+  }
+  if (values['log-format'] !== undefined) {
+    if (!FORMATS.includes(values['log-format'])) problems.push(`--log-format: must be one of ${FORMATS.join(', ')}, got "${values['log-format']}"`);
+    else overrides['log-format'] = values['log-format'];
+  }
+  if (values.config !== undefined && values.config.trim() === '') problems.push('--config: must name a file');
+  if (problems.length > 0) return { ok: false, problems };
+  const command = values.help ? 'help' : values.version ? 'version' : 'run';
+  return {
+    ok: true,
+    options: { command, checkConfig: values['check-config'], overrides, ...(values.config ? { configFile: values.config } : {}) },
+  };
+}

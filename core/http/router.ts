@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import polka, { type Polka, type Request } from 'polka';
+import type { Hook, HttpMethod, Logger, RouteHandler, RouteOptions, VigilRequest } from '../plugin-api.js';
+import { acceptsExplicitly } from './accepts.js';
+import { HttpError, errorBody } from './http-error.js';
+
+interface RouteEntry {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly handler: RouteHandler;
+  readonly options: RouteOptions;
+  readonly order: number;
+}
+
+const STAGES = ['pre', 'auth'] as const;
+export type HookStage = (typeof STAGES)[number];
+
+/**
+ * Collects routes and hooks while plugins set up, then builds one polka app from them. Building
+ * once, at listen time, makes the order independent of plugin order: hooks by stage, then routes
+ * with an `accepts` condition before plain ones, static segments before parameters.
+ */
+export class Router {
+  readonly #routes: RouteEntry[] = [];
+  readonly #hooks = new Map<HookStage, Hook[]>(STAGES.map((stage) => [stage, []]));
+  #sealed = false;
+
+  constructor(readonly contextPath: string, private readonly log: Logger) {}
+
+  add(method: HttpMethod, path: string, handler: RouteHandler, options: RouteOptions = {}): void {
+    this.#assertOpen();
+    if (!path.startsWith('/')) throw new Error(`route path must start with "/": ${path}`);
+    const full = `${this.contextPath}${path === '/' && this.contextPath ? '' : path}` || '/';
+    this.#routes.push({ method, path: full, handler, options, order: this.#routes.length });
+  }
+
+  hook(stage: HookStage, hook: Hook): void {
+    this.#assertOpen();
+    const hooks = this.#hooks.get(stage);
+    if (!hooks) throw new Error(`unknown hook stage "${stage}"; use ${STAGES.join(' or ')}`);
+    hooks.push(hook);
+  }
+
+  routes(): { method: HttpMethod; path: string }[] {
+    return this.#routes.map(({ method, path }) => ({ method, path }));
+  }
+
+  /** The request listener for `http.createServer`. No route or hook can be added afterwards. */
+  build(): (req: IncomingMessage, res: ServerResponse) => void {
+    this.#sealed = true;
+    const app: Polka = polka({
+      onError: (error, req, res) => this.#onError(error, req as VigilRequest, res),
+      onNoMatch: (req, res) => this.sendError(req as VigilRequest, res, 404, `no route for ${req.method} ${req.path}`),
+    });
+    for (const stage of STAGES) {
+      for (const hook of this.#hooks.get(stage)!) {
+        app.use(async (req, res, next) => {
+          await hook(req as VigilRequest, res);
+          if (!res.headersSent && !res.writableEnded) await next();
+        });
+      }
+    }
+    for (const route of [...this.#routes].sort(routeOrder)) {
+      const { accepts } = route.options;
+      app.add(route.method, route.path, async (req: Request, res: ServerResponse, next: () => Promise<void> | void) => {
+        if (accepts !== undefined && !acceptsExplicitly(req, accepts)) return next();
+        await route.handler(req as VigilRequest, res);
+      });
+    }
+    return (req, res) => app.handler(req as Request, res, undefined as never);
+  }
+
+  sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+    });
+    res.end(text);
+  }
+
+  sendError(req: VigilRequest, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    this.sendJson(res, status, errorBody(status, message, req.path ?? req.url ?? '/'), headers);
+  }
+
+  #onError(error: unknown, req: VigilRequest, res: ServerResponse): void {
+    if (error instanceof HttpError) {
+      this.sendError(req, res, error.status, error.message, error.headers);
+      return;
+    }
+    // Details of an unexpected failure go to the log, never into the response.
+    this.log.error(`${req.method} ${req.path}: unhandled error`, { error: error instanceof Error ? error.stack : String(error) });
+    this.sendError(req, res, 500, 'internal server error');
+  }
+
+  #assertOpen(): void {
+    if (this.#sealed) throw new Error('routes and hooks can only be added during setup');
+  }
+}
+
+/** Conditional (`accepts`) routes first, then by specificity (static < :param < *), then registration order. */
+function routeOrder(a: RouteEntry, b: RouteEntry): number {
+  const conditional = Number(a.options.accepts === undefined) - Number(b.options.accepts === undefined);
+  if (conditional !== 0) return conditional;
+  const shape = (path: string) => path.split('/').map((s) => (s === '*' ? '2' : s.startsWith(':') ? '1' : '0')).join('');
+  const [left, right] = [shape(a.path), shape(b.path)];
+  if (left !== right) return left < right ? -1 : 1;
+  return a.order - b.order;
+}

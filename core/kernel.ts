@@ -1,0 +1,184 @@
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import type { KernelConfig } from '../config/kernel-schema.js';
+import { EventBus } from './bus.js';
+import { VigilError, messageOf } from './errors.js';
+import { readJsonBody } from './http/json-body.js';
+import { Router } from './http/router.js';
+import type { HttpMethod, Logger, PluginContext } from './plugin-api.js';
+import { PluginHost } from './plugin-host.js';
+import type { Prepared, PreparedPlugin } from './prepare.js';
+import { ServiceRegistry } from './services.js';
+import { EventStore } from './store/event-store.js';
+import { createJsonViews, type JsonViews } from './store/json-view.js';
+import { InstanceRegistry } from './store/registry.js';
+
+export type Phase = 'stopped' | 'starting' | 'started' | 'stopping';
+
+// Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
+const SETTINGS = Symbol('settings');
+const LOGGER = Symbol('logger');
+
+/**
+ * Wires the kernel services in a child container (one per kernel, so tests can run many) and
+ * drives the phases stopped → starting → started → stopping → stopped.
+ */
+export class Kernel {
+  #phase: Phase = 'stopped';
+  #server: Server | undefined;
+  #url: string | undefined;
+  readonly #abort = new AbortController();
+  readonly #host: PluginHost;
+  readonly #router: Router;
+  readonly #registry: InstanceRegistry;
+  readonly #settings: KernelConfig;
+  readonly #log: Logger;
+
+  constructor(prepared: Prepared, log: Logger) {
+    const scope = compose(prepared.settings, log);
+    this.#settings = prepared.settings;
+    this.#log = log;
+    this.#router = scope.resolve(Router);
+    this.#registry = scope.resolve(InstanceRegistry);
+    const bus = scope.resolve(EventBus);
+    const views = scope.resolve<JsonViews>('JsonViews');
+    const services = scope.resolve(ServiceRegistry);
+    const ranks = new Map(prepared.plugins.map((item) => [item.plugin.name, item.rank]));
+
+    const contextOf = (item: PreparedPlugin): PluginContext<unknown> => ({
+      name: item.plugin.name,
+      config: item.config,
+      settings: {
+        contextPath: this.#settings['context-path'],
+        host: this.#settings.host,
+        port: this.#settings.port,
+        address: () => this.#url,
+        pluginIndex: (name) => ranks.get(name) ?? -1,
+      },
+      log: log.child(item.plugin.name),
+      bus,
+      instances: this.#registry,
+      views,
+      http: this.#routesFor(),
+      services: services.forPlugin(item.plugin.name, item.rank),
+      signal: this.#abort.signal,
+    });
+    this.#host = new PluginHost(prepared.plugins, contextOf, log, this.#settings['plugin-timeout']);
+  }
+
+  get phase(): Phase {
+    return this.#phase;
+  }
+
+  /** The base URL (context path included) once listening. */
+  get url(): string | undefined {
+    return this.#url;
+  }
+
+  /** setup → listen → start. On failure everything started is stopped again and the error names the plugin. */
+  async start(): Promise<string> {
+    if (this.#phase !== 'stopped') throw new VigilError('ERR_PHASE', `cannot start a kernel that is ${this.#phase}`);
+    this.#phase = 'starting';
+    try {
+      await this.#host.setup();
+      this.#server = createServer(this.#router.build());
+      await listen(this.#server, this.#settings.port, this.#settings.host);
+      const { port } = this.#server.address() as AddressInfo;
+      const host = this.#settings.host.includes(':') ? `[${this.#settings.host}]` : this.#settings.host;
+      this.#url = `http://${host}:${port}${this.#settings['context-path']}`;
+      await this.#host.start();
+    } catch (error) {
+      await this.#closeServer(1000);
+      this.#registry.dispose();
+      this.#phase = 'stopped';
+      throw error;
+    }
+    this.#phase = 'started';
+    this.#log.info(`listening on ${this.#url}`, { plugins: this.#host.report() });
+    return this.#url;
+  }
+
+  /**
+   * Stops within `shutdown-timeout`: stop accepting, abort streams and requests (the signal),
+   * stop plugins in reverse, then close every remaining connection.
+   */
+  async stop(): Promise<void> {
+    if (this.#phase !== 'started') return;
+    this.#phase = 'stopping';
+    const budget = this.#settings['shutdown-timeout'];
+    const deadline = Date.now() + budget;
+    this.#server?.close();
+    this.#server?.closeIdleConnections();
+    this.#abort.abort();
+    await this.#host.stop(Math.max(1, deadline - Date.now() - 200));
+    await this.#closeServer(Math.max(1, deadline - Date.now()));
+    this.#registry.dispose();
+    this.#phase = 'stopped';
+    this.#log.info('stopped');
+  }
+
+  async #closeServer(graceMs: number): Promise<void> {
+    const server = this.#server;
+    if (!server?.listening) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), Math.min(graceMs, 250));
+    await closed;
+    clearTimeout(timer);
+  }
+
+  #routesFor(): PluginContext['http'] {
+    const router = this.#router;
+    return {
+      contextPath: router.contextPath,
+      route: (method, path, handler, options) => {
+        const methods: readonly HttpMethod[] = typeof method === 'string' ? [method as HttpMethod] : method;
+        for (const each of methods) router.add(each, path, handler, options);
+      },
+      hook: (stage, hook) => router.hook(stage, hook),
+      readJson: (req) => readJsonBody(req),
+      sendJson: (res, status, body, headers) => router.sendJson(res, status, body, headers),
+      sendError: (req, res, status, message, headers) => router.sendError(req, res, status, message, headers),
+      routes: () => router.routes(),
+    };
+  }
+}
+
+/** The composition root: one child container per kernel, so many kernels can live in one process. */
+function compose(settings: KernelConfig, log: Logger): DependencyContainer {
+  const scope = container.createChildContainer();
+  scope.register(SETTINGS, { useValue: settings });
+  scope.register(LOGGER, { useValue: log });
+  // Each factory is new per compose() call, so its cached instance belongs to this kernel alone.
+  const single = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory(factory) });
+  scope.register(EventBus, single(() => new EventBus((name, error) => {
+    log.error(`a handler of "${name}" failed: ${messageOf(error)}`, { error: error instanceof Error ? error.stack : String(error) });
+  })));
+  scope.register(EventStore, single(() => new EventStore(settings['event-store']['max-events-per-instance'])));
+  scope.register(InstanceRegistry, single((c) => new InstanceRegistry(c.resolve(EventStore), c.resolve(EventBus), {
+    retentionAfterDeregistration: settings['event-store']['retention-after-deregistration'],
+    instanceAuth: {
+      enabled: settings['instance-auth'].enabled,
+      defaultUserName: settings['instance-auth']['default-user-name'] ?? null,
+      defaultPassword: settings['instance-auth']['default-password'] ?? null,
+      serviceMap: Object.fromEntries(Object.entries(settings['instance-auth']['service-map'] as Record<string, Record<string, string | null>>)
+        .map(([name, entry]) => [name, { userName: entry['user-name'] ?? null, userPassword: entry['user-password'] ?? null }])),
+    },
+  })));
+  scope.register('JsonViews', single(() => createJsonViews(settings['metadata-keys-to-sanitize'])));
+  scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));
+  scope.register(ServiceRegistry, single(() => new ServiceRegistry()));
+  return scope;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

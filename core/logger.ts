@@ -1,0 +1,47 @@
+import winston from 'winston';
+import type { LogFormat, LogLevel } from '../config/kernel-schema.js';
+import type { Logger } from './plugin-api.js';
+
+export interface LoggerOptions {
+  readonly level: LogLevel;
+  readonly format: LogFormat;
+  /** Where lines go; stdout by default (journald reads it). Tests pass a stream to read them back. */
+  readonly stream?: NodeJS.WritableStream;
+}
+
+/** `2026-11-22T10:00:00.000Z info  [monitor] message key=value` */
+const textFormat = winston.format.printf((record) => {
+  const { timestamp, level, message, scope, ...meta } = record;
+  const extra = Object.entries(meta)
+    .filter(([key]) => typeof key === 'string')
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' ');
+  return `${String(timestamp)} ${level.padEnd(5)} ${scope ? `[${String(scope)}] ` : ''}${String(message)}${extra ? ` ${extra}` : ''}`;
+});
+
+/** The root logger: winston, text or one JSON object per line. */
+export function createLogger(options: LoggerOptions): Logger {
+  const logger = winston.createLogger({
+    level: options.level,
+    format: winston.format.combine(
+      winston.format.timestamp(),
+      options.format === 'json' ? winston.format.json() : textFormat,
+    ),
+    transports: [new winston.transports.Stream({ stream: options.stream ?? process.stdout })],
+  });
+  return wrap(logger, undefined);
+}
+
+function wrap(logger: winston.Logger, scope: string | undefined): Logger {
+  // Metadata is wrapped under its own keys by the callers; winston spreads it into the record.
+  const write = (level: LogLevel) => (message: string, meta?: Record<string, unknown>) => {
+    logger.log(level, message, scope ? { ...meta, scope } : meta);
+  };
+  return {
+    error: write('error'),
+    warn: write('warn'),
+    info: write('info'),
+    debug: write('debug'),
+    child: (child) => wrap(logger, scope ? `${scope}.${child}` : child),
+  };
+}

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { builtinPlugins } from '../plugins/index.js';
+import { HELP, parseCli } from './cli.js';
+import { ProblemsError, messageOf } from './errors.js';
+import { Kernel } from './kernel.js';
+import { createLogger } from './logger.js';
+import type { Logger } from './plugin-api.js';
+import { prepare } from './prepare.js';
+
+const FAILSAFE_MS = 4900;
+
+/**
+ * argv → config → kernel → signals. The only file that touches `process`: everything below it
+ * takes its inputs as arguments, so tests can run many kernels in one process.
+ */
+export async function main(argv: readonly string[]): Promise<void> {
+  const cli = parseCli(argv);
+  if (!cli.ok) return fail(cli.problems);
+  const { options } = cli;
+  if (options.command === 'help') {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (options.command === 'version') {
+    process.stdout.write(`${version()}\n`);
+    return;
+  }
+
+  let prepared;
+  try {
+    prepared = await prepare({
+      cwd: process.cwd(),
+      env: process.env,
+      overrides: options.overrides,
+      builtins: builtinPlugins,
+      ...(options.configFile ? { configFile: options.configFile } : {}),
+    });
+  } catch (error) {
+    return fail(error instanceof ProblemsError ? error.problems : [messageOf(error)]);
+  }
+  if (options.checkConfig) {
+    process.stdout.write(`config OK: ${prepared.filepath ?? 'built-in defaults'}; plugins: ${prepared.plugins.map((p) => p.plugin.name).join(', ')}\n`);
+    return;
+  }
+
+  const log = createLogger({ level: prepared.settings['log-level'], format: prepared.settings['log-format'] });
+  guardProcess(log);
+  const kernel = new Kernel(prepared, log);
+  try {
+    await kernel.start();
+  } catch (error) {
+    log.error(`start-up failed: ${messageOf(error)}`);
+    process.exitCode = 1;
+    return;
+  }
+
+  const shutdown = (signal: NodeJS.Signals) => {
+    log.info(`${signal} received, stopping`);
+    // Whatever happens, the process is gone before the 5 s systemd and the contract allow.
+    setTimeout(() => {
+      log.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, FAILSAFE_MS).unref();
+    kernel.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error(`shutdown failed: ${messageOf(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+function fail(problems: readonly string[]): void {
+  for (const problem of problems) process.stderr.write(`vigil: ${problem}\n`);
+  process.exitCode = 1;
+}
+
+/** A rejected promise nobody awaited is a bug to log, not a reason to drop every instance's monitoring. */
+function guardProcess(log: Logger): void {
+  process.on('unhandledRejection', (reason) => {
+    log.error(`unhandled rejection: ${messageOf(reason)}`, { stack: reason instanceof Error ? reason.stack : undefined });
+  });
+}
+
+function version(): string {
+  const manifest = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}

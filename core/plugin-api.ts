@@ -1,0 +1,242 @@
+/**
+ * # The Vigil plugin contract
+ *
+ * Everything Vigil does beyond its kernel is a plugin: the REST API, the streams, the proxy,
+ * monitoring, each detection strategy, authentication. Third-party plugins use exactly the same
+ * contract, published as `vigil/plugin`. This file is its specification; the kernel implements
+ * it in `plugin-host.ts` and `kernel.ts`.
+ *
+ * Lifecycle, in order (fastify/avvio, hapi and Caddy taught this shape):
+ * 1. **resolve** — each `plugins:` entry becomes a plugin object (built-in name, path, npm package);
+ * 2. **validate** — the object is checked against this contract, its config section against its
+ *    `configSchema`, and `dependencies` against the full list, before anything runs;
+ * 3. **setup** — in dependency order (list order breaks ties): register routes, hooks, bus
+ *    handlers, services. No timers, sockets or I/O here, so a failed start leaves nothing behind;
+ * 4. **listen** — the HTTP server opens;
+ * 5. **start** — same order: begin background work (timers, polling);
+ * 6. **stop** — reverse order, on SIGTERM/SIGINT or after a later plugin failed to start.
+ * Each step runs under a timeout (`plugin-timeout`, default 10 s); a failure names the plugin.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BusEvents, BusHandler } from './bus.js';
+import type { Command } from './store/commands.js';
+import type { JsonViews } from './store/json-view.js';
+import type { Application, Instance, InstanceEvent, Registration } from './store/types.js';
+import type { ConfigSchema } from '../config/validate.js';
+
+export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
+export type { Command, StatusChangeDetection } from './store/commands.js';
+export type { JsonViews } from './store/json-view.js';
+export type {
+  Application, Endpoint, EventDraft, Instance, InstanceEvent, InstanceEventType, Registration, StatusInfo,
+} from './store/types.js';
+export type { ConfigSchema } from '../config/validate.js';
+export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand } from './store/commands.js';
+export { endpointUrl, visibleEndpoints } from './store/instance.js';
+export { statusInfo, severity } from './store/status.js';
+export { duration, parseDuration } from '../config/duration.js';
+export { HttpError } from './http/http-error.js';
+
+/** A plugin: a plain object, usually the default export of its module. */
+export interface VigilPlugin<Config = unknown> {
+  /** Unique name, kebab-case (`detect-eureka`). Used in logs, errors and `dependencies`. */
+  readonly name: string;
+  /** The plugin's own version, shown in the boot report. */
+  readonly version?: string;
+  /** Names of plugins that must be loaded and set up before this one; checked on the whole list before anything starts. */
+  readonly dependencies?: readonly string[];
+  /**
+   * The top-level config key this plugin reads. Defaults to `name`; `null` means the plugin has
+   * no section. A key may be shared knowledge (`probed-endpoints` for `detect-probe`).
+   */
+  readonly configKey?: string | null;
+  /**
+   * A yup schema for the section. It should reject unknown keys (`.noUnknown()`), give defaults,
+   * and use `duration()` for durations. The validated (cast) value is `ctx.config`.
+   * The section is validated even when absent (as `undefined`), so defaults apply.
+   */
+  readonly configSchema?: ConfigSchema<Config>;
+  /** Registers what the plugin contributes. Runs once, in dependency order, before the server listens. */
+  setup(ctx: PluginContext<Config>): void | Promise<void>;
+  /** Begins background work, after the server listens. */
+  start?(ctx: PluginContext<Config>): void | Promise<void>;
+  /** Ends background work and releases resources; runs in reverse order. Must finish within the timeout. */
+  stop?(ctx: PluginContext<Config>): void | Promise<void>;
+}
+
+/** What the kernel hands each plugin. One context per plugin; nothing in it leaks kernel internals. */
+export interface PluginContext<Config = unknown> {
+  /** This plugin's name. */
+  readonly name: string;
+  /** The validated config section (`undefined` cast through the schema when absent). */
+  readonly config: Config;
+  /** Kernel settings a plugin may need to read. */
+  readonly settings: KernelSettings;
+  /** A logger whose lines carry this plugin's name. */
+  readonly log: Logger;
+  /** The typed event bus shared by kernel and plugins. */
+  readonly bus: PluginBus;
+  /** The instance registry: the only way to read or change instances. */
+  readonly instances: Registry;
+  /** The wire (JSON) form of instances, events and applications, with metadata sanitised. */
+  readonly views: JsonViews;
+  /** HTTP routes and hooks, scoped to the context path. Only usable during `setup`. */
+  readonly http: HttpRoutes;
+  /** Typed services shared between plugins without reaching into each other's internals. */
+  readonly services: Services;
+  /** Aborted when the kernel begins to stop: end streams, cancel requests, stop loops. */
+  readonly signal: AbortSignal;
+}
+
+export interface KernelSettings {
+  /** The context path, normalised: `''` or `/admin` (leading slash, no trailing slash). */
+  readonly contextPath: string;
+  readonly host: string;
+  /** The configured port (0 = any); the bound one is in `address()` once listening. */
+  readonly port: number;
+  /** The base URL the server listens on, e.g. `http://127.0.0.1:8080/admin`; undefined before listen. */
+  address(): string | undefined;
+  /** The position of a plugin in the `plugins:` list, or -1; used to order contributions. */
+  pluginIndex(name: string): number;
+}
+
+export interface Logger {
+  error(message: string, meta?: Record<string, unknown>): void;
+  warn(message: string, meta?: Record<string, unknown>): void;
+  info(message: string, meta?: Record<string, unknown>): void;
+  debug(message: string, meta?: Record<string, unknown>): void;
+  /** A logger whose lines also carry `scope`. */
+  child(scope: string): Logger;
+}
+
+export interface PluginBus {
+  /** Subscribes until `unsubscribe()` or until the kernel stops. A throwing handler is logged, never fatal. */
+  on<K extends keyof BusEvents>(name: K, handler: BusHandler<BusEvents[K]>): () => void;
+  /** Publishes synchronously to every subscriber. */
+  emit<K extends keyof BusEvents>(name: K, payload: BusEvents[K]): void;
+  /** How many handlers listen to `name` (e.g. whether anyone serves a refresh). */
+  listenerCount(name: keyof BusEvents): number;
+}
+
+/** The registry facade. Instances are immutable snapshots; changes go through commands. */
+export interface Registry {
+  /** Registers or re-registers (REGISTERED, REGISTRATION_UPDATED or nothing for an equal heartbeat). */
+  register(registration: Registration): { id: string; event: InstanceEvent | null };
+  /** Records DEREGISTERED; false when the id was never seen. */
+  deregister(id: string): boolean;
+  /**
+   * Runs a command (e.g. `changeStatusCommand(...)`) against the newest snapshot and appends its
+   * event. Commands ignore deregistered instances, so a late result after a DELETE writes nothing.
+   */
+  apply(id: string, command: Command): InstanceEvent | null;
+  /** An instance by id, registered or recently deregistered. */
+  get(id: string): Instance | undefined;
+  /** Registered instances, optionally of one application name. */
+  list(name?: string): Instance[];
+  applications(): Application[];
+  /** One application; `instances: []` and UNKNOWN when none is registered. */
+  application(name: string): Application;
+  /** Every held event, oldest first. */
+  events(): InstanceEvent[];
+  eventsOf(id: string): readonly InstanceEvent[];
+  /** Held events recorded after the event with this `seq`; how streams resume. */
+  eventsSince(seq: number): InstanceEvent[];
+  /** `seq` of the newest event recorded so far. */
+  readonly lastSeq: number;
+  /** `Authorization` header value for calls to the instance (metadata or `instance-auth`), if any. */
+  authorizationFor(instance: Instance): string | undefined;
+}
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+/** The request a handler gets: Node's, plus what the router parsed. */
+export interface VigilRequest extends IncomingMessage {
+  /** Route parameters (`:id`, and `wild` for a trailing `*`), URL-decoded. */
+  params: Record<string, string>;
+  /** Query string values (first value of repeated keys is not guaranteed: prefer `searchParams`). */
+  query: Record<string, string | string[]>;
+  /** The path without the query, as received (context path included, still percent-encoded). */
+  path: string;
+  /** The raw request target as received. */
+  originalUrl: string;
+  /** Principal set by an auth hook, for logs. */
+  user?: string;
+}
+
+export type RouteHandler = (req: VigilRequest, res: ServerResponse) => unknown;
+/** A hook runs before routes; it ends the response to stop the request, or returns to let it through. */
+export type Hook = (req: VigilRequest, res: ServerResponse) => unknown;
+
+export interface RouteOptions {
+  /**
+   * Serve only requests whose `Accept` includes this media type (e.g. `text/event-stream`); other
+   * requests fall through to routes without this option. Such routes are tried first.
+   */
+  readonly accepts?: string;
+}
+
+export interface HttpRoutes {
+  /** The context path (`''` or `/admin`); routes are registered under it automatically. */
+  readonly contextPath: string;
+  /**
+   * Adds a route. `path` is relative to the context path and uses `:param` segments and a
+   * trailing `*`. A thrown `HttpError` becomes its JSON error body; any other error a 500.
+   */
+  route(method: HttpMethod | readonly HttpMethod[], path: string, handler: RouteHandler, options?: RouteOptions): void;
+  /**
+   * Adds a hook for every request, including unknown paths. Stages run in order
+   * `pre` (CORS) → `auth` (authentication) → routes.
+   */
+  hook(stage: 'pre' | 'auth', hook: Hook): void;
+  /** Reads a JSON body: 415 unless the Content-Type is JSON, 413 over 1 MiB, 400 when malformed. */
+  readJson(req: VigilRequest): Promise<unknown>;
+  /** Writes a JSON response. */
+  sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void;
+  /** Writes the contract's JSON error body `{timestamp,status,error,message,path}`. */
+  sendError(req: VigilRequest, res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void;
+  /** Every route registered so far, as `METHOD /full/path` (for audits such as the auth sweep). */
+  routes(): readonly { method: HttpMethod; path: string }[];
+}
+
+/** A typed key for a service; equal names are the same service, even across copies of this package. */
+export interface ServiceToken<T> {
+  readonly key: string;
+  /** Phantom field that carries the type; never set. */
+  readonly __type?: T;
+}
+
+export function defineToken<T>(key: string): ServiceToken<T> {
+  return { key };
+}
+
+export interface Services {
+  /** Provides the one implementation of a token; a second provider is an error. */
+  provide<T>(token: ServiceToken<T>, value: T): void;
+  /** The provided implementation, or undefined when no loaded plugin provides it. */
+  use<T>(token: ServiceToken<T>): T | undefined;
+  /** Adds one of many values for a token (e.g. a detection strategy). */
+  contribute<T>(token: ServiceToken<T>, value: T): void;
+  /** Every contributed value, in the order the contributing plugins appear in `plugins:`. */
+  collect<T>(token: ServiceToken<T>): T[];
+}
+
+/**
+ * An endpoint-detection strategy, contributed by `detect-*` plugins under `DETECTION_STRATEGY`
+ * and run by the monitor in `plugins:` order: the first that yields endpoints wins.
+ */
+export interface DetectionStrategy {
+  /** Shown in logs. */
+  readonly name: string;
+  /**
+   * Finds the instance's endpoints, or returns an empty list to hand over to the next strategy.
+   * `signal` aborts on timeout or shutdown. Throwing counts as "nothing found" and is logged.
+   */
+  detect(instance: Instance, signal: AbortSignal): Promise<readonly { id: string; url: string }[]>;
+}
+
+export const DETECTION_STRATEGY = defineToken<DetectionStrategy>('vigil.detection-strategy');
+
+/** Helper for plugin authors: gives a plugin object its type without changing it. */
+export function definePlugin<Config>(plugin: VigilPlugin<Config>): VigilPlugin<Config> {
+  return plugin;
+}

@@ -1,0 +1,73 @@
+import { VigilError, messageOf } from './errors.js';
+import type { Logger, PluginContext } from './plugin-api.js';
+import type { PreparedPlugin } from './prepare.js';
+import { withTimeout } from './timeout.js';
+
+type Step = 'setup' | 'start' | 'stop';
+
+/**
+ * Runs the plugins' lifecycle: setup in order, start in order, stop in reverse. Every step has a
+ * timeout; a failing setup or start names the plugin, and the plugins already started are
+ * stopped again (Caddy's rollback), so a failed boot leaves nothing running.
+ */
+export class PluginHost {
+  readonly #started: PreparedPlugin[] = [];
+
+  constructor(
+    private readonly plugins: readonly PreparedPlugin[],
+    private readonly contextOf: (plugin: PreparedPlugin) => PluginContext<unknown>,
+    private readonly log: Logger,
+    private readonly stepTimeout: number,
+  ) {}
+
+  async setup(): Promise<void> {
+    for (const item of this.plugins) {
+      const ms = await this.#run(item, 'setup', this.stepTimeout);
+      this.log.debug(`plugin ${item.plugin.name} set up`, { ms, from: item.resolved.location });
+    }
+  }
+
+  async start(): Promise<void> {
+    for (const item of this.plugins) {
+      try {
+        await this.#run(item, 'start', this.stepTimeout);
+      } catch (error) {
+        await this.stop(this.stepTimeout * this.#started.length);
+        throw error;
+      }
+      this.#started.push(item);
+    }
+  }
+
+  /** Stops started plugins in reverse; failures are logged and the rest still stop. */
+  async stop(budgetMs: number): Promise<void> {
+    const deadline = Date.now() + budgetMs;
+    while (this.#started.length > 0) {
+      const item = this.#started.pop()!;
+      const remaining = Math.max(1, Math.min(this.stepTimeout, deadline - Date.now()));
+      try {
+        await this.#run(item, 'stop', remaining);
+      } catch (error) {
+        this.log.error(messageOf(error));
+      }
+    }
+  }
+
+  /** The boot report: each plugin with where it came from. */
+  report(): string {
+    return this.plugins.map(({ plugin, resolved }) => `${plugin.name}${plugin.version ? `@${plugin.version}` : ''} (${resolved.source})`).join(', ');
+  }
+
+  async #run(item: PreparedPlugin, step: Step, timeoutMs: number): Promise<number> {
+    const hook = item.plugin[step];
+    if (!hook) return 0;
+    const started = Date.now();
+    try {
+      await withTimeout(() => hook.call(item.plugin, this.contextOf(item)), timeoutMs, `plugin "${item.plugin.name}" ${step}`);
+    } catch (error) {
+      if (error instanceof VigilError && error.code === 'ERR_PLUGIN_TIMEOUT') throw error;
+      throw new VigilError('ERR_PLUGIN_FAILED', `plugin "${item.plugin.name}" failed in ${step}: ${messageOf(error)}`, { cause: error });
+    }
+    return Date.now() - started;
+  }
+}

@@ -1,0 +1,127 @@
+import { DEFAULT_PLUGINS } from '../config/defaults.js';
+import { interpolate } from '../config/interpolate.js';
+import { KERNEL_KEYS, kernelSchema, type KernelConfig } from '../config/kernel-schema.js';
+import { loadConfigFile } from '../config/load.js';
+import { validateSection } from '../config/validate.js';
+import { ProblemsError, VigilError, messageOf } from './errors.js';
+import type { VigilPlugin } from './plugin-api.js';
+import { orderByDependencies, pluginShapeProblems, sectionKeyOf } from './plugin-order.js';
+import { resolvePlugin, type BuiltinPlugins, type ResolvedPlugin } from './plugin-resolve.js';
+
+export interface PrepareOptions {
+  /** `--config FILE`; without it `registry.config.yaml` in `cwd`, if present. */
+  readonly configFile?: string;
+  /** A config given as an object instead of a file (tests, embedding). */
+  readonly config?: Record<string, unknown>;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Values from CLI flags, by config key; they beat the file. */
+  readonly overrides?: Record<string, unknown>;
+  readonly builtins: BuiltinPlugins;
+}
+
+export interface PreparedPlugin {
+  readonly resolved: ResolvedPlugin;
+  readonly plugin: VigilPlugin<unknown>;
+  /** The validated section. */
+  readonly config: unknown;
+  /** Position in `plugins:`; orders contributions. */
+  readonly rank: number;
+}
+
+export interface Prepared {
+  readonly settings: KernelConfig;
+  /** In setup order: dependencies first, list order otherwise. */
+  readonly plugins: readonly PreparedPlugin[];
+  readonly filepath: string | null;
+}
+
+/**
+ * Everything that can be checked without side effects (Caddy's validate step): the file, the
+ * environment references, the kernel keys, each plugin and its section, unknown keys and the
+ * dependency graph. All problems are collected and thrown together, one line each. This is all
+ * `--check-config` runs.
+ */
+export async function prepare(options: PrepareOptions): Promise<Prepared> {
+  const problems: string[] = [];
+  let filepath: string | null = null;
+  let baseDir = options.cwd;
+  let raw: Record<string, unknown>;
+  if (options.config) {
+    raw = options.config;
+  } else {
+    const file = await loadConfigFile(options.configFile, options.cwd);
+    if ('problem' in file) throw new ProblemsError('ERR_CONFIG_INVALID', [file.problem]);
+    ({ filepath, baseDir, raw } = file);
+  }
+
+  const merged = { ...(interpolate(raw, options.env, problems) as Record<string, unknown>), ...options.overrides };
+  const kernelPart = Object.fromEntries(Object.entries(merged).filter(([key]) => KERNEL_KEYS.includes(key)));
+  const kernel = await validateSection(kernelSchema, kernelPart, '');
+  if (!kernel.ok) problems.push(...kernel.problems);
+
+  const entries = kernel.ok && kernel.value.plugins ? kernel.value.plugins : [...DEFAULT_PLUGINS];
+  const seenEntries = new Set<string>();
+  const loaded: ResolvedPlugin[] = [];
+  for (const entry of entries) {
+    if (seenEntries.has(entry)) {
+      problems.push(`plugins: "${entry}" is listed twice`);
+      continue;
+    }
+    seenEntries.add(entry);
+    try {
+      const resolved = await resolvePlugin(entry, options.builtins, baseDir);
+      const shape = pluginShapeProblems(resolved.plugin, entry);
+      if (shape.length > 0) problems.push(...shape);
+      else loaded.push(resolved);
+    } catch (error) {
+      problems.push(error instanceof VigilError ? error.message : `plugin "${entry}": ${messageOf(error)}`);
+    }
+  }
+
+  const names = new Map<string, string>();
+  for (const { plugin, entry } of loaded) {
+    const other = names.get(plugin.name);
+    if (other) problems.push(`plugins "${other}" and "${entry}" both call themselves "${plugin.name}"`);
+    names.set(plugin.name, entry);
+  }
+
+  // Sections of built-in plugins that are not loaded are still known keys, and checked for typos.
+  const idle: VigilPlugin<unknown>[] = [];
+  for (const [name, load] of Object.entries(options.builtins)) {
+    if (!loaded.some((item) => item.source === 'builtin' && item.entry === name)) idle.push(await load());
+  }
+
+  const knownKeys = new Set(KERNEL_KEYS);
+  const prepared: PreparedPlugin[] = [];
+  for (const resolved of loaded) {
+    const config = await sectionOf(resolved.plugin, merged, problems);
+    prepared.push({ resolved, plugin: resolved.plugin, config, rank: entries.indexOf(resolved.entry) });
+    const key = sectionKeyOf(resolved.plugin);
+    if (key) knownKeys.add(key);
+  }
+  for (const plugin of idle) {
+    const key = sectionKeyOf(plugin);
+    if (!key) continue;
+    knownKeys.add(key);
+    if (merged[key] !== undefined) await sectionOf(plugin, merged, problems);
+  }
+  for (const key of Object.keys(merged)) {
+    if (!knownKeys.has(key)) problems.push(`${key}: unknown key (not a kernel setting nor the section of a known plugin)`);
+  }
+
+  const { ordered, problems: orderProblems } = orderByDependencies(prepared);
+  problems.push(...orderProblems);
+  if (problems.length > 0) throw new ProblemsError('ERR_CONFIG_INVALID', problems);
+  return { settings: kernel.ok ? kernel.value : (undefined as never), plugins: ordered, filepath };
+}
+
+async function sectionOf(plugin: VigilPlugin<unknown>, merged: Record<string, unknown>, problems: string[]): Promise<unknown> {
+  const key = sectionKeyOf(plugin);
+  const section = key ? merged[key] : undefined;
+  if (!plugin.configSchema) return section;
+  const result = await validateSection(plugin.configSchema, section, key ?? plugin.name);
+  if (result.ok) return result.value;
+  problems.push(...result.problems.map((problem) => `plugin "${plugin.name}": ${problem}`));
+  return undefined;
+}

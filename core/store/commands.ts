@@ -1,0 +1,55 @@
+import { isDeepStrictEqual } from 'node:util';
+import { visibleEndpoints } from './instance.js';
+import type { Endpoint, EventDraft, Instance, Registration, StatusInfo } from './types.js';
+
+/**
+ * Commands decide which event, if any, a change produces. They are pure and synchronous, so the
+ * registry can re-run one against the latest version of an instance when an append loses a race.
+ * A command on a deregistered instance yields nothing: a health check that finishes after a
+ * DELETE must not write after DEREGISTERED.
+ */
+export type Command = (current: Instance) => EventDraft | null;
+
+export function registerCommand(registration: Registration): Command {
+  return (current) => {
+    if (!current.registered) return { type: 'REGISTERED', registration };
+    if (isDeepStrictEqual(current.registration, registration)) return null; // a heartbeat
+    return { type: 'REGISTRATION_UPDATED', registration };
+  };
+}
+
+export const deregisterCommand: Command = (current) => (current.registered ? { type: 'DEREGISTERED' } : null);
+
+export type StatusChangeDetection = 'status' | 'full';
+
+/** Records a status when its string changes, or with `full` also when only the details change. */
+export function changeStatusCommand(statusInfo: StatusInfo, detection: StatusChangeDetection = 'status'): Command {
+  return (current) => {
+    if (!current.registered) return null;
+    const changed = current.statusInfo.status !== statusInfo.status
+      || (detection === 'full' && !isDeepStrictEqual(current.statusInfo.details, statusInfo.details));
+    return changed ? { type: 'STATUS_CHANGED', statusInfo } : null;
+  };
+}
+
+/** Records detected endpoints when they differ from the current ones (both with the health override). */
+export function detectEndpointsCommand(endpoints: readonly Endpoint[]): Command {
+  return (current) => {
+    if (!current.registered) return null;
+    const before = asMap(visibleEndpoints(current));
+    const after = asMap(visibleEndpoints({ ...current, endpoints }));
+    return isDeepStrictEqual(before, after) ? null : { type: 'ENDPOINTS_DETECTED', endpoints };
+  };
+}
+
+export function changeInfoCommand(info: Readonly<Record<string, unknown>>): Command {
+  return (current) => {
+    if (!current.registered || isDeepStrictEqual(current.info, info)) return null;
+    return { type: 'INFO_CHANGED', info };
+  };
+}
+
+function asMap(endpoints: readonly Endpoint[]): Record<string, string> {
+  const entries = [...endpoints].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return Object.fromEntries(entries.map((endpoint) => [endpoint.id, endpoint.url]));
+}

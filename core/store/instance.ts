@@ -1,0 +1,93 @@
+import { buildVersionOf } from './build-version.js';
+import { UNKNOWN_STATUS } from './status.js';
+import { tagsOf } from './tags.js';
+import type { Endpoint, Instance, InstanceEvent, Registration } from './types.js';
+
+const EPOCH = new Date(0).toISOString();
+const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
+
+/** The state of an id before its first event. */
+export function emptyInstance(id: string): Instance {
+  return {
+    id,
+    version: -1,
+    registration: null,
+    registered: false,
+    statusInfo: UNKNOWN_STATUS,
+    statusTimestamp: EPOCH,
+    info: EMPTY,
+    endpoints: [],
+    buildVersion: null,
+    tags: EMPTY,
+  };
+}
+
+/**
+ * Folds one event into the instance (SBA's `Instance.apply`). Pure: returns a new instance.
+ * The rules for each field are those of reference §1.4-§1.5.
+ */
+export function applyEvent(instance: Instance, event: InstanceEvent): Instance {
+  const next = { ...instance, version: event.version };
+  switch (event.type) {
+    case 'REGISTERED':
+      return {
+        ...next,
+        registration: event.registration,
+        registered: true,
+        statusInfo: UNKNOWN_STATUS,
+        statusTimestamp: event.timestamp,
+        info: EMPTY,
+        endpoints: [],
+        buildVersion: buildVersionOf(event.registration.metadata),
+        tags: tagsOf(event.registration.metadata),
+      };
+    case 'REGISTRATION_UPDATED':
+      return { ...next, registration: event.registration, ...derived(event.registration, instance.info) };
+    case 'STATUS_CHANGED':
+      return {
+        ...next,
+        statusInfo: event.statusInfo,
+        // A details-only change keeps the timestamp: it marks when the status string last moved.
+        statusTimestamp: event.statusInfo.status === instance.statusInfo.status ? instance.statusTimestamp : event.timestamp,
+      };
+    case 'ENDPOINTS_DETECTED':
+      return { ...next, endpoints: event.endpoints };
+    case 'INFO_CHANGED':
+      return { ...next, info: event.info, ...derived(instance.registration, event.info) };
+    case 'DEREGISTERED':
+      return {
+        ...next,
+        registered: false,
+        statusInfo: UNKNOWN_STATUS,
+        statusTimestamp: event.timestamp,
+        info: EMPTY,
+        endpoints: [],
+        buildVersion: null,
+        tags: EMPTY,
+      };
+  }
+}
+
+/** buildVersion and tags after a registration or info change: metadata wins the version, info wins tag clashes. */
+function derived(registration: Registration | null, info: Readonly<Record<string, unknown>>) {
+  const metadata = registration?.metadata;
+  return {
+    buildVersion: buildVersionOf(metadata) ?? buildVersionOf(info),
+    tags: { ...tagsOf(metadata), ...tagsOf(info) },
+  };
+}
+
+/**
+ * The endpoints as clients see them: the detected ones, with `health` always pointing at the
+ * registered healthUrl while the instance is registered (SBA's Endpoints.withEndpoints).
+ */
+export function visibleEndpoints(instance: Instance): Endpoint[] {
+  if (!instance.registered || !instance.registration) return [];
+  const health: Endpoint = { id: 'health', url: instance.registration.healthUrl };
+  return [health, ...instance.endpoints.filter((endpoint) => endpoint.id !== 'health')];
+}
+
+/** The URL of one visible endpoint, or undefined when it is not detected. */
+export function endpointUrl(instance: Instance, id: string): string | undefined {
+  return visibleEndpoints(instance).find((endpoint) => endpoint.id === id)?.url;
+}

@@ -1,0 +1,91 @@
+import { visibleEndpoints } from './instance.js';
+import type { Application, Instance, InstanceEvent, Registration } from './types.js';
+
+export const MASK = '******';
+
+/** The wire form of the domain values. Every output goes through these, so sanitising cannot be skipped. */
+export interface JsonViews {
+  registration(registration: Registration): Record<string, unknown>;
+  instance(instance: Instance): Record<string, unknown>;
+  event(event: InstanceEvent): Record<string, unknown>;
+  application(application: Application): Record<string, unknown>;
+}
+
+/**
+ * Builds the views for a list of `metadata-keys-to-sanitize` patterns: a metadata value whose key
+ * fully matches one (case-insensitive) is written as `******`. The stored value is untouched.
+ */
+export function createJsonViews(sanitizePatterns: readonly string[]): JsonViews {
+  const patterns = sanitizePatterns.map((pattern) => new RegExp(`^(?:${pattern})$`, 'i'));
+  const sensitive = (key: string) => patterns.some((pattern) => pattern.test(key));
+  // Registrations are shared by many events and snapshots: sanitise each one once.
+  const cache = new WeakMap<Registration, Record<string, unknown>>();
+
+  const registration = (value: Registration) => {
+    let view = cache.get(value);
+    if (!view) {
+      const metadata: Record<string, string> = {};
+      for (const [key, entry] of Object.entries(value.metadata)) metadata[key] = sensitive(key) ? MASK : entry;
+      view = {
+        name: value.name,
+        managementUrl: value.managementUrl,
+        healthUrl: value.healthUrl,
+        serviceUrl: value.serviceUrl,
+        source: value.source,
+        metadata,
+      };
+      cache.set(value, view);
+    }
+    return view;
+  };
+
+  const instance = (value: Instance) => ({
+    id: value.id,
+    version: value.version,
+    registration: value.registration && registration(value.registration),
+    registered: value.registered,
+    statusInfo: value.statusInfo,
+    statusTimestamp: value.statusTimestamp,
+    info: value.info,
+    endpoints: visibleEndpoints(value),
+    buildVersion: value.buildVersion,
+    tags: value.tags,
+  });
+
+  const event = (value: InstanceEvent) => {
+    const view: Record<string, unknown> = {
+      instance: value.instance,
+      version: value.version,
+      timestamp: value.timestamp,
+      type: value.type,
+    };
+    switch (value.type) {
+      case 'REGISTERED':
+      case 'REGISTRATION_UPDATED':
+        view.registration = registration(value.registration);
+        break;
+      case 'STATUS_CHANGED':
+        view.statusInfo = value.statusInfo;
+        break;
+      case 'ENDPOINTS_DETECTED':
+        view.endpoints = value.endpoints;
+        break;
+      case 'INFO_CHANGED':
+        view.info = value.info;
+        break;
+      case 'DEREGISTERED':
+        break;
+    }
+    return view;
+  };
+
+  const application = (value: Application) => ({
+    name: value.name,
+    buildVersion: value.buildVersion,
+    status: value.status,
+    statusTimestamp: value.statusTimestamp,
+    instances: value.instances.map(instance),
+  });
+
+  return { registration, instance, event, application };
+}

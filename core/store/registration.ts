@@ -1,0 +1,140 @@
+import type { Registration } from './types.js';
+
+export type ParseResult =
+  | { readonly ok: true; readonly registration: Registration }
+  | { readonly ok: false; readonly problems: readonly string[] };
+
+const MAX_NAME = 512;
+const MAX_URL = 4096;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
+
+/**
+ * Reads a registration as SBA's RegistrationDeserializer does (reference §1.1): the camelCase
+ * fields or their snake_case aliases, the legacy `url` form, metadata values as strings, the
+ * `service-url` metadata override. Unlike SBA, every problem is reported, naming the field.
+ */
+export function parseRegistration(body: unknown, source: string | null): ParseResult {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return { ok: false, problems: ['the registration must be a JSON object'] };
+  }
+  const input = body as Record<string, unknown>;
+  const problems: string[] = [];
+
+  const name = input.name;
+  if (name === undefined || name === null || (typeof name === 'string' && name.trim() === '')) {
+    problems.push("'name' must not be empty");
+  } else if (typeof name !== 'string') {
+    problems.push(`'name' must be a string, got ${typeName(name)}`);
+  } else if (name.length > MAX_NAME) {
+    problems.push(`'name' must be at most ${MAX_NAME} characters`);
+  } else if (CONTROL.test(name)) {
+    problems.push("'name' must not contain control characters");
+  }
+
+  const legacyUrl = input.url;
+  let healthUrl: unknown;
+  let managementUrl: unknown;
+  let serviceUrl: unknown;
+  if (legacyUrl !== undefined && legacyUrl !== null) {
+    // Boot 1.x clients send one `url`: management there, health under it, no service URL.
+    managementUrl = legacyUrl;
+    healthUrl = typeof legacyUrl === 'string' ? `${legacyUrl.replace(/\/+$/, '')}/health` : legacyUrl;
+    serviceUrl = null;
+  } else {
+    healthUrl = input.healthUrl ?? input.health_url;
+    managementUrl = input.managementUrl ?? input.management_url;
+    serviceUrl = input.serviceUrl ?? input.service_url;
+  }
+
+  if (healthUrl === undefined || healthUrl === null || healthUrl === '') {
+    problems.push("'healthUrl' must not be empty");
+  } else {
+    checkUrl('healthUrl', healthUrl, problems);
+  }
+  const management = optionalUrl('managementUrl', managementUrl, problems);
+  let service = optionalUrl('serviceUrl', serviceUrl, problems);
+  const metadata = parseMetadata(input.metadata, problems);
+
+  if (problems.length > 0) return { ok: false, problems };
+
+  // SBA: metadata `service-url` replaces a given serviceUrl; Vigil takes only an absolute http(s) one.
+  const override = metadata['service-url'];
+  if (service !== null && override !== undefined && isHttpUrl(override)) service = override;
+
+  return {
+    ok: true,
+    registration: {
+      name: name as string,
+      managementUrl: management,
+      healthUrl: healthUrl as string,
+      serviceUrl: service,
+      source,
+      metadata,
+    },
+  };
+}
+
+function optionalUrl(field: string, value: unknown, problems: string[]): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  return checkUrl(field, value, problems) ? (value as string) : null;
+}
+
+function checkUrl(field: string, value: unknown, problems: string[]): boolean {
+  if (typeof value !== 'string') {
+    problems.push(`'${field}' must be a string, got ${typeName(value)}`);
+    return false;
+  }
+  if (value.length > MAX_URL) {
+    problems.push(`'${field}' must be at most ${MAX_URL} characters`);
+    return false;
+  }
+  if (!isHttpUrl(value)) {
+    problems.push(`'${field}' is not valid: ${JSON.stringify(value)} is not an absolute http(s) URL`);
+    return false;
+  }
+  return true;
+}
+
+export function isHttpUrl(value: string): boolean {
+  if (WHITESPACE_OR_CONTROL.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Metadata is a flat string map (SBA's Map<String,String>). Numbers and booleans become their
+ * text; nested objects, which SBA's docs show for `tags` but its server drops, are flattened to
+ * dotted keys (`{"tags":{"env":"prod"}}` → `tags.env`), so such clients keep their tags.
+ */
+function parseMetadata(value: unknown, problems: string[]): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    problems.push(`'metadata' must be an object of strings, got ${typeName(value)}`);
+    return {};
+  }
+  const metadata: Record<string, string> = {};
+  const flatten = (object: object, prefix: string) => {
+    for (const [key, entry] of Object.entries(object)) {
+      const path = `${prefix}${key}`;
+      if (typeof entry === 'string') metadata[path] = entry;
+      else if (typeof entry === 'number' || typeof entry === 'boolean') metadata[path] = String(entry);
+      else if (entry === null) continue;
+      else if (typeof entry === 'object' && !Array.isArray(entry)) flatten(entry, `${path}.`);
+      else problems.push(`'metadata.${path}' must be a string, number, boolean or object, got ${typeName(entry)}`);
+    }
+  };
+  flatten(value, '');
+  return metadata;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}

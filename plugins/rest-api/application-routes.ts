@@ -1,0 +1,27 @@
+import { HttpError, type PluginContext } from '../../core/plugin-api.js';
+
+export function applicationRoutes({ http, instances, views, bus, log }: PluginContext<unknown>): void {
+  http.route('GET', '/applications', (_req, res) => {
+    http.sendJson(res, 200, instances.applications().map(views.application));
+  });
+
+  http.route('GET', '/applications/:name', (req, res) => {
+    const application = instances.application(req.params.name!);
+    if (application.instances.length === 0) throw new HttpError(404, `application ${req.params.name} not found`);
+    http.sendJson(res, 200, views.application(application));
+  });
+
+  http.route('DELETE', '/applications/:name', (req, res) => {
+    const members = instances.list(req.params.name!);
+    if (members.length === 0) throw new HttpError(404, `application ${req.params.name} not found`);
+    for (const instance of members) instances.deregister(instance.id);
+    log.info(`deregistered application ${req.params.name}`, { instances: members.length });
+    res.writeHead(204).end();
+  });
+
+  // SBA: a refresh event that discovery listens to; here monitoring re-checks every instance too.
+  http.route('POST', '/applications', (_req, res) => {
+    bus.emit('instances.refresh-requested', { reason: 'POST /applications' });
+    res.writeHead(200, { 'content-length': '0' }).end();
+  });
+}

@@ -1,0 +1,45 @@
+import { HttpError, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { parseRegistration } from '../../core/store/registration.js';
+
+/** Registrations made over HTTP are marked so, whatever the body says (SBA does the same). */
+const SOURCE = 'http-api';
+
+export function instanceRoutes({ http, instances, views, log }: PluginContext<unknown>): void {
+  http.route('POST', '/instances', async (req, res) => {
+    const parsed = parseRegistration(await http.readJson(req), SOURCE);
+    if (!parsed.ok) throw new HttpError(400, `invalid registration: ${parsed.problems.join('; ')}`);
+    const { id, event } = instances.register(parsed.registration);
+    if (event?.type === 'REGISTERED') log.info(`registered ${id}`, { name: parsed.registration.name });
+    http.sendJson(res, 201, { id }, { location: `${http.contextPath}/instances/${id}` });
+  });
+
+  http.route('GET', '/instances', (req, res) => {
+    const name = singleQuery(req, 'name');
+    http.sendJson(res, 200, instances.list(name).map(views.instance));
+  });
+
+  http.route('GET', '/instances/events', (_req, res) => {
+    http.sendJson(res, 200, instances.events().map(views.event));
+  });
+
+  http.route('GET', '/instances/:id', (req, res) => {
+    const instance = instances.get(req.params.id!);
+    if (!instance?.registered) throw new HttpError(404, `instance ${req.params.id} not found`);
+    http.sendJson(res, 200, views.instance(instance));
+  });
+
+  http.route('DELETE', '/instances/:id', (req, res) => {
+    const id = req.params.id!;
+    // An id still held after deregistration answers 204 again, as SBA does; one never seen is 404.
+    if (!instances.deregister(id)) throw new HttpError(404, `instance ${id} not found`);
+    log.info(`deregistered ${id}`);
+    res.writeHead(204).end();
+  });
+}
+
+/** A query parameter that may appear at most once. */
+export function singleQuery(req: VigilRequest, key: string): string | undefined {
+  const value = req.query[key];
+  if (Array.isArray(value)) throw new HttpError(400, `query parameter '${key}' must be given once`);
+  return value;
+}
