@@ -35,6 +35,7 @@ export class Kernel {
   readonly #registry: InstanceRegistry;
   readonly #settings: KernelConfig;
   readonly #log: Logger;
+  readonly #bus: EventBus;
 
   constructor(prepared: Prepared, log: Logger) {
     const scope = compose(prepared.settings, log);
@@ -43,6 +44,7 @@ export class Kernel {
     this.#router = scope.resolve(Router);
     this.#registry = scope.resolve(InstanceRegistry);
     const bus = scope.resolve(EventBus);
+    this.#bus = bus;
     const views = scope.resolve<JsonViews>('JsonViews');
     const services = scope.resolve(ServiceRegistry);
     const ranks = new Map(prepared.plugins.map((item) => [item.plugin.name, item.rank]));
@@ -70,6 +72,16 @@ export class Kernel {
 
   get phase(): Phase {
     return this.#phase;
+  }
+
+  /** The bus, for embedding and tests: e.g. awaiting an event instead of polling. */
+  get bus(): EventBus {
+    return this.#bus;
+  }
+
+  /** The registry facade plugins get, for embedding and tests. */
+  get instances(): InstanceRegistry {
+    return this.#registry;
   }
 
   /** The base URL (context path included) once listening. */

@@ -236,6 +236,39 @@ export interface DetectionStrategy {
 
 export const DETECTION_STRATEGY = defineToken<DetectionStrategy>('vigil.detection-strategy');
 
+/** Options of one call to an instance. */
+export interface InstanceRequestOptions {
+  readonly method?: HttpMethod;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Aborts the call (shutdown, deregistration). */
+  readonly signal?: AbortSignal;
+  /** The endpoint id the call is for (`health`, `info`, `actuator-index`, ...): picks timeout and retries. */
+  readonly endpointId?: string;
+  /** Bodies larger than this are cut off and the call fails; a lying instance cannot exhaust memory. */
+  readonly maxBodyBytes?: number;
+}
+
+export interface InstanceResponse {
+  readonly status: number;
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The Content-Type, or '' when none. */
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
+/**
+ * Calls to instances, provided by the `monitor` plugin under `INSTANCE_HTTP`: one shared
+ * keep-alive agent, the instance's credentials, the per-request timeout covering headers and
+ * body, and retries for reads. It rejects on connection failure or timeout (the error's `code`
+ * tells which), and never for an HTTP status.
+ */
+export interface InstanceHttpClient {
+  request(instance: Instance, url: string, options?: InstanceRequestOptions): Promise<InstanceResponse>;
+}
+
+export const INSTANCE_HTTP = defineToken<InstanceHttpClient>('vigil.instance-http');
+
 /** Helper for plugin authors: gives a plugin object its type without changing it. */
 export function definePlugin<Config>(plugin: VigilPlugin<Config>): VigilPlugin<Config> {
   return plugin;

@@ -8,4 +8,12 @@ const load = <C>(module: Promise<{ default: VigilPlugin<C> }>) => module.then((m
 
 export const builtinPlugins: BuiltinPlugins = {
   'rest-api': () => load(import('./rest-api/index.js')),
+  sse: () => load(import('./sse/index.js')),
+  proxy: () => load(import('./proxy/index.js')),
+  monitor: () => load(import('./monitor/index.js')),
+  'detect-index': () => load(import('./detect-index/index.js')),
+  'detect-probe': () => load(import('./detect-probe/index.js')),
+  'detect-metadata': () => load(import('./detect-metadata/index.js')),
+  cors: () => load(import('./cors/index.js')),
+  'basic-auth': () => load(import('./basic-auth/index.js')),
 };
