@@ -4,9 +4,16 @@ import { pathToFileURL } from 'node:url';
 import { VigilError, messageOf } from './errors.js';
 import type { VigilPlugin } from './plugin-api.js';
 
-/** A built-in plugin, imported only when a config names it. */
+/** A built-in plugin, imported only when a config names it or has its section. */
 export type PluginLoader = () => Promise<VigilPlugin<unknown>>;
-export type BuiltinPlugins = Readonly<Record<string, PluginLoader>>;
+
+export interface BuiltinPlugin {
+  /** The config key the plugin reads (its `configKey`), known without importing it; null for none. */
+  readonly section: string | null;
+  readonly load: PluginLoader;
+}
+
+export type BuiltinPlugins = Readonly<Record<string, BuiltinPlugin>>;
 
 export interface ResolvedPlugin {
   /** The `plugins:` entry as written. */
@@ -30,7 +37,7 @@ export function isPathEntry(entry: string): boolean {
  */
 export async function resolvePlugin(entry: string, builtins: BuiltinPlugins, baseDir: string): Promise<ResolvedPlugin> {
   const builtin = Object.hasOwn(builtins, entry) ? builtins[entry] : undefined;
-  if (builtin) return { entry, plugin: await builtin(), source: 'builtin', location: `builtin:${entry}` };
+  if (builtin) return { entry, plugin: await builtin.load(), source: 'builtin', location: `builtin:${entry}` };
 
   let file: string | undefined;
   let source: ResolvedPlugin['source'];

@@ -86,12 +86,6 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     names.set(plugin.name, entry);
   }
 
-  // Sections of built-in plugins that are not loaded are still known keys, and checked for typos.
-  const idle: VigilPlugin<unknown>[] = [];
-  for (const [name, load] of Object.entries(options.builtins)) {
-    if (!loaded.some((item) => item.source === 'builtin' && item.entry === name)) idle.push(await load());
-  }
-
   const knownKeys = new Set(KERNEL_KEYS);
   const prepared: PreparedPlugin[] = [];
   for (const resolved of loaded) {
@@ -100,11 +94,12 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     const key = sectionKeyOf(resolved.plugin);
     if (key) knownKeys.add(key);
   }
-  for (const plugin of idle) {
-    const key = sectionKeyOf(plugin);
-    if (!key) continue;
-    knownKeys.add(key);
-    if (merged[key] !== undefined) await sectionOf(plugin, merged, problems);
+  // Sections of built-in plugins that are not loaded are still known keys, and checked for typos
+  // (e.g. a `cors:` block kept in the file while `cors` is switched off).
+  for (const [name, builtin] of Object.entries(options.builtins)) {
+    if (!builtin.section || loaded.some((item) => item.source === 'builtin' && item.entry === name)) continue;
+    knownKeys.add(builtin.section);
+    if (merged[builtin.section] !== undefined) await sectionOf(await builtin.load(), merged, problems);
   }
   for (const key of Object.keys(merged)) {
     if (!knownKeys.has(key)) problems.push(`${key}: unknown key (not a kernel setting nor the section of a known plugin)`);

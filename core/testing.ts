@@ -11,7 +11,7 @@ import { Kernel } from './kernel.js';
 import { createLogger } from './logger.js';
 import type { InstanceEvent, VigilPlugin } from './plugin-api.js';
 import { prepare, type Prepared } from './prepare.js';
-import type { BuiltinPlugins } from './plugin-resolve.js';
+import type { BuiltinPlugin, BuiltinPlugins } from './plugin-resolve.js';
 
 export interface TestKernelOptions {
   /** `plugins:` entries (names, paths, packages) or plugin objects. */
@@ -71,11 +71,12 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
 }
 
 async function prepareFor(options: TestKernelOptions): Promise<Prepared> {
-  const extra: Record<string, () => Promise<VigilPlugin<unknown>>> = {};
+  const extra: Record<string, BuiltinPlugin> = {};
   const entries = options.plugins.map((plugin) => {
     if (typeof plugin === 'string') return plugin;
-    extra[plugin.name] = async () => plugin as VigilPlugin<unknown>;
-    return plugin.name;
+    const object = plugin as VigilPlugin<unknown>;
+    extra[object.name] = { section: object.configKey === undefined ? object.name : object.configKey, load: async () => object };
+    return object.name;
   });
   const builtins: BuiltinPlugins = { ...builtinPlugins, ...extra };
   return prepare({

@@ -1,0 +1,70 @@
+import type { ServerResponse } from 'node:http';
+import { PING, STREAM_HEADERS } from './frames.js';
+
+/**
+ * One subscriber connection. Writes never wait: a socket that cannot keep up queues in its own
+ * buffer, and once that queue reaches `maxBufferedBytes` the connection is dropped, so a stalled
+ * reader costs bounded memory and never slows the fan-out to the others.
+ */
+export class SubscriberStream {
+  #open = true;
+  /** Events with a `seq` at or below this were already sent by the replay; live copies are skipped. */
+  #floor = 0;
+
+  constructor(
+    readonly res: ServerResponse,
+    private readonly maxBufferedBytes: number,
+    /** Called once when the stream goes away for any reason (client left, overflow, shutdown). */
+    private readonly onGone: (stream: SubscriberStream, reason: 'closed' | 'overflow' | 'ended') => void,
+  ) {
+    res.once('close', () => this.#gone('closed'));
+  }
+
+  get open(): boolean {
+    return this.#open;
+  }
+
+  /** Sends the headers and the first ping. */
+  begin(): void {
+    this.res.writeHead(200, STREAM_HEADERS);
+    this.res.write(PING);
+  }
+
+  /** Marks everything up to `seq` as delivered, so a live event the replay already covered is not sent twice. */
+  deliveredUpTo(seq: number): void {
+    this.#floor = Math.max(this.#floor, seq);
+  }
+
+  /** Writes an event frame unless the replay already sent it. */
+  sendEvent(seq: number, text: string): void {
+    if (seq <= this.#floor) return;
+    this.#floor = seq;
+    this.send(text);
+  }
+
+  /** Writes a frame or comment; drops the connection instead when too much is still unsent. */
+  send(text: string): void {
+    if (!this.#open) return;
+    // writableLength counts what Node still holds for this response and its socket: it only
+    // stays high when the peer does not read, because the kernel takes data as fast as it drains.
+    if (this.res.writableLength >= this.maxBufferedBytes) {
+      this.#gone('overflow');
+      this.res.destroy();
+      return;
+    }
+    this.res.write(text);
+  }
+
+  /** Ends the stream cleanly (shutdown). */
+  end(): void {
+    if (!this.#open) return;
+    this.#gone('ended');
+    this.res.end();
+  }
+
+  #gone(reason: 'closed' | 'overflow' | 'ended'): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.onGone(this, reason);
+  }
+}

@@ -1,0 +1,176 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EventBus, type InstanceChange } from '../../core/bus.js';
+import { changeInfoCommand, changeStatusCommand, detectEndpointsCommand } from '../../core/store/commands.js';
+import { EventStore } from '../../core/store/event-store.js';
+import { InstanceRegistry } from '../../core/store/registry.js';
+import { statusInfo } from '../../core/store/status.js';
+import type { Registration } from '../../core/store/types.js';
+import { eventually } from '../support/http.js';
+
+const noAuth = { enabled: true, defaultUserName: null, defaultPassword: null, serviceMap: {} };
+
+function setup(retention = 60_000, now?: () => number) {
+  const changes: InstanceChange[] = [];
+  const bus = new EventBus(() => undefined);
+  bus.on('instance.changed', (change) => {
+    changes.push(change);
+  });
+  const store = new EventStore(100);
+  const registry = new InstanceRegistry(store, bus, { retentionAfterDeregistration: retention, instanceAuth: noAuth, ...(now ? { now } : {}) });
+  return { registry, changes, store };
+}
+
+function reg(overrides: Partial<Registration> = {}): Registration {
+  return {
+    name: 'shop',
+    healthUrl: 'http://localhost:8080/actuator/health',
+    managementUrl: 'http://localhost:8080/actuator',
+    serviceUrl: 'http://localhost:8080/',
+    source: 'http-api',
+    metadata: {},
+    ...overrides,
+  };
+}
+
+test('register: SBA id, REGISTERED at version 0, UNKNOWN until checked', () => {
+  const { registry, changes } = setup();
+  const { id, event } = registry.register(reg());
+  assert.is(id, 'a973ff14be49'); // reference §2 example
+  assert.is(event?.type, 'REGISTERED');
+  assert.is(event?.version, 0);
+  const instance = registry.get(id)!;
+  assert.is(instance.registered, true);
+  assert.is(instance.statusInfo.status, 'UNKNOWN');
+  assert.is(changes.length, 1);
+  assert.is(changes[0]!.previous.version, -1);
+});
+
+test('an equal re-registration records nothing; a changed one REGISTRATION_UPDATED keeping status', () => {
+  const { registry } = setup();
+  const { id } = registry.register(reg());
+  registry.apply(id, changeStatusCommand(statusInfo('UP')));
+  assert.is(registry.register(reg()).event, null);
+  const updated = registry.register(reg({ metadata: { startup: 'later' } })).event;
+  assert.is(updated?.type, 'REGISTRATION_UPDATED');
+  assert.is(updated?.version, 2);
+  assert.is(registry.get(id)!.statusInfo.status, 'UP');
+  assert.equal(registry.get(id)!.registration!.metadata, { startup: 'later' });
+});
+
+test('deregister: DEREGISTERED, hidden from lists, later commands write nothing, re-register continues versions', () => {
+  const { registry } = setup();
+  const { id } = registry.register(reg());
+  assert.is(registry.deregister(id), true);
+  assert.is(registry.deregister(id), true, 'a held id answers again');
+  assert.is(registry.deregister('000000000000'), false);
+  assert.is(registry.get(id)!.registered, false);
+  assert.equal(registry.list(), []);
+  assert.is(registry.apply(id, changeStatusCommand(statusInfo('UP'))), null);
+  assert.is(registry.apply(id, changeInfoCommand({ a: 1 })), null);
+  assert.is(registry.apply(id, detectEndpointsCommand([{ id: 'info', url: 'http://x/info' }])), null);
+  assert.equal(registry.eventsOf(id).map((e) => e.type), ['REGISTERED', 'DEREGISTERED']);
+  const again = registry.register(reg()).event!;
+  assert.is(again.type, 'REGISTERED');
+  assert.is(again.version, 2);
+});
+
+test('status: details-only change is no event by default, one with full detection; timestamp moves only with the status', () => {
+  let clock = 1_000;
+  const { registry } = setup(60_000, () => clock);
+  const { id } = registry.register(reg());
+  clock = 2_000;
+  registry.apply(id, changeStatusCommand(statusInfo('UP', { db: 'a' })));
+  const upAt = registry.get(id)!.statusTimestamp;
+  assert.is(upAt, new Date(2_000).toISOString());
+  clock = 3_000;
+  assert.is(registry.apply(id, changeStatusCommand(statusInfo('UP', { db: 'b' }))), null);
+  assert.is(registry.apply(id, changeStatusCommand(statusInfo('UP', { db: 'b' }), 'full'))?.type, 'STATUS_CHANGED');
+  assert.is(registry.get(id)!.statusTimestamp, upAt);
+  assert.equal(registry.get(id)!.statusInfo.details, { db: 'b' });
+});
+
+test('timestamps never go backwards even if the clock does', () => {
+  let clock = 5_000;
+  const { registry } = setup(60_000, () => clock);
+  const { id } = registry.register(reg());
+  clock = 1_000;
+  const event = registry.apply(id, changeStatusCommand(statusInfo('UP')))!;
+  assert.is(event.timestamp, new Date(5_000).toISOString());
+});
+
+test('endpoints: recorded only when they differ, health always the healthUrl', () => {
+  const { registry } = setup();
+  const { id } = registry.register(reg());
+  const detected = [{ id: 'info', url: 'http://localhost:8080/actuator/info' }, { id: 'health', url: 'http://elsewhere/health' }];
+  assert.is(registry.apply(id, detectEndpointsCommand(detected))?.type, 'ENDPOINTS_DETECTED');
+  assert.is(registry.apply(id, detectEndpointsCommand([...detected].reverse())), null);
+  assert.is(registry.apply(id, detectEndpointsCommand([]))?.type, 'ENDPOINTS_DETECTED', 'losing endpoints is a change');
+  assert.is(registry.apply(id, detectEndpointsCommand([{ id: 'health', url: 'http://x' }])), null, 'health-only equals none');
+  assert.equal(registry.get(id)!.endpoints, []);
+});
+
+test('info: buildVersion and tags follow (metadata wins the version, info wins tag clashes)', () => {
+  const { registry } = setup();
+  const { id } = registry.register(reg({ metadata: { 'tags.env': 'test', 'tags.zone': 'a' } }));
+  registry.apply(id, changeInfoCommand({ build: { version: '1.2.0' }, tags: { zone: 'b' } }));
+  let instance = registry.get(id)!;
+  assert.is(instance.buildVersion, '1.2.0');
+  assert.equal(instance.tags, { env: 'test', zone: 'b' });
+  registry.register(reg({ metadata: { 'tags.env': 'test', version: '9.9' } }));
+  instance = registry.get(id)!;
+  assert.is(instance.buildVersion, '9.9');
+  assert.is(registry.apply(id, changeInfoCommand(instance.info)), null, 'equal info is no event');
+});
+
+test('applications group registered instances by name', () => {
+  const { registry } = setup();
+  const a = registry.register(reg({ healthUrl: 'http://a/health', metadata: { version: '0.2' } })).id;
+  const b = registry.register(reg({ healthUrl: 'http://b/health', metadata: { version: '0.1' } })).id;
+  registry.register(reg({ name: 'other', healthUrl: 'http://c/health' }));
+  registry.apply(a, changeStatusCommand(statusInfo('UP')));
+  registry.apply(b, changeStatusCommand(statusInfo('DOWN')));
+  const shop = registry.applications().find((app) => app.name === 'shop')!;
+  assert.is(shop.status, 'RESTRICTED');
+  assert.is(shop.buildVersion, '0.1 ... 0.2');
+  assert.equal(shop.instances.map((i) => i.id).sort(), [a, b].sort());
+  registry.deregister(a);
+  registry.deregister(b);
+  assert.equal(registry.applications().map((app) => app.name), ['other']);
+  const gone = registry.application('shop');
+  assert.equal(gone.instances, []);
+  assert.is(gone.status, 'UNKNOWN');
+  assert.is(gone.statusTimestamp, '1970-01-01T00:00:00.000Z');
+});
+
+test('retention: a deregistered instance and its events are dropped after the retention, unless re-registered', async () => {
+  const { registry, store } = setup(1);
+  const gone = registry.register(reg({ healthUrl: 'http://gone/health' })).id;
+  const back = registry.register(reg({ healthUrl: 'http://back/health' })).id;
+  registry.deregister(gone);
+  registry.deregister(back);
+  registry.register(reg({ healthUrl: 'http://back/health' }));
+  await eventually(() => registry.get(gone) === undefined, 'the deregistered instance to be dropped');
+  assert.equal(store.ofInstance(gone), []);
+  assert.ok(registry.get(back)?.registered);
+  assert.is(registry.eventsOf(back).length, 3);
+  assert.is(registry.deregister(gone), false);
+  registry.dispose();
+});
+
+test('authorizationFor: metadata credentials, then per-application map, then defaults', () => {
+  const bus = new EventBus(() => undefined);
+  const registry = new InstanceRegistry(new EventStore(100), bus, {
+    retentionAfterDeregistration: 1000,
+    instanceAuth: { enabled: true, defaultUserName: 'def', defaultPassword: 'pw', serviceMap: { billing: { userName: 'bill', userPassword: 'b' } } },
+  });
+  const withMeta = registry.register(reg({ healthUrl: 'http://m/health', metadata: { 'user.name': 'test', 'user.password': 'drowssap' } })).id;
+  const billing = registry.register(reg({ name: 'billing', healthUrl: 'http://b/health' })).id;
+  const plain = registry.register(reg({ healthUrl: 'http://p/health' })).id;
+  assert.is(registry.authorizationFor(registry.get(withMeta)!), 'Basic dGVzdDpkcm93c3NhcA==');
+  assert.is(registry.authorizationFor(registry.get(billing)!), `Basic ${Buffer.from('bill:b').toString('base64')}`);
+  assert.is(registry.authorizationFor(registry.get(plain)!), `Basic ${Buffer.from('def:pw').toString('base64')}`);
+  registry.dispose();
+});
+
+test.run();
