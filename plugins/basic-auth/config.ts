@@ -1,0 +1,66 @@
+import * as yup from 'yup';
+import { isHashed, parseScrypt } from './scrypt-hash.js';
+import { canonicalTokenHash, hashToken } from './token-hash.js';
+
+const unknownKeys = '${path} has unknown key(s): ${unknown}';
+export const ROLES = ['admin', 'registration'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** `admin` may do everything; `registration` only what a Spring Boot Admin client does (see roles.ts). */
+const role = yup.string().oneOf(ROLES, '${path} must be one of: ${values}').default('admin');
+
+const user = yup.object({
+  // A colon cannot travel in Basic credentials (it separates user from password).
+  username: yup.string().trim().required('${path} is required').matches(/^[^:\p{Cc}]+$/u, '${path} must not contain ":" or control characters'),
+  password: yup.string().required('${path} is required (plain text, or a hash from `vigil hash-password`)')
+    .test('hash', '${path} starts like a scrypt hash but is malformed; make a new one with `vigil hash-password`', (value) =>
+      value === undefined || !isHashed(value) || parseScrypt(value) !== undefined),
+  role,
+}).noUnknown(true, unknownKeys);
+
+const token = yup.object({
+  name: yup.string().trim().required('${path} is required (it names the token in logs)'),
+  'token-hash': yup.string()
+    .test('hash', '${path} must be sha256$<64 hex digits>, 64 hex digits, or a hash from `vigil hash-password`', (value) =>
+      value === undefined || canonicalTokenHash(value) !== undefined)
+    .transform((value: unknown) => (typeof value === 'string' ? canonicalTokenHash(value) ?? value : value)),
+  token: yup.string().min(1, '${path} must not be empty'),
+  role,
+})
+  .noUnknown(true, unknownKeys)
+  // A plain `token` is replaced by its hash here, during validation, so the plain value never
+  // reaches the plugin's config (which lives as long as the daemon).
+  .transform((value: unknown) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const { token: plain, ...rest } = value as Record<string, unknown>;
+    if (typeof plain !== 'string' || plain === '' || 'token-hash' in rest) return value;
+    return { ...rest, 'token-hash': hashToken(plain) };
+  })
+  .test('one-of', '${path} needs either token-hash or token (not both)', (value) =>
+    value === undefined || (value['token-hash'] === undefined) !== (value.token === undefined));
+
+function duplicates(names: readonly string[]): string[] {
+  return [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+}
+
+/** The `basic-auth` section. At least one user or token: an empty list would lock everyone out. */
+export const basicAuthSchema = yup.object({
+  /** Shown by browsers in the login dialog; must fit in a quoted-string. */
+  realm: yup.string().trim().min(1).matches(/^[^"\\\p{Cc}]+$/u, '${path} must not contain quotes, backslashes or control characters').default('Vigil'),
+  users: yup.array(user.required()).default([])
+    .test('unique', (users, context) => {
+      const repeated = duplicates((users ?? []).map((entry) => entry.username));
+      return repeated.length === 0 || context.createError({ message: `username(s) listed twice: ${repeated.join(', ')}` });
+    }),
+  tokens: yup.array(token.required()).default([])
+    .test('unique', (tokens, context) => {
+      const repeated = duplicates((tokens ?? []).map((entry) => entry.name));
+      return repeated.length === 0 || context.createError({ message: `token name(s) listed twice: ${repeated.join(', ')}` });
+    }),
+})
+  .noUnknown(true, unknownKeys)
+  .default({})
+  .test('someone', 'at least one entry in users or tokens is required', (value) =>
+    value === undefined || value.users.length + value.tokens.length > 0);
+
+export type BasicAuthConfig = yup.InferType<typeof basicAuthSchema>;

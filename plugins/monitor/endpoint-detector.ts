@@ -1,0 +1,88 @@
+import { detectEndpointsCommand, type DetectionStrategy, type Endpoint, type Instance, type Logger, type Registry } from '../../core/plugin-api.js';
+import type { CheckOutcome } from './check-outcome.js';
+
+const NO_DETECTION_STATUSES = new Set(['OFFLINE', 'UNKNOWN']);
+
+/**
+ * SBA's EndpointDetector with its ChainingStrategy: the strategies (contributed by `detect-*`
+ * plugins, in `plugins:` order) are asked in turn and the first non-empty answer wins. A
+ * strategy that throws counts as empty. Runs for one instance at a time: a second request for
+ * the same instance while one runs shares its result.
+ */
+export class EndpointDetector {
+  readonly #running = new Map<string, Promise<CheckOutcome>>();
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly strategies: readonly DetectionStrategy[],
+    private readonly log: Logger,
+    /** Upper bound for one whole chain, so a strategy that never settles cannot hold a slot. */
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Whether any strategy is loaded; without one, detection is off. */
+  get enabled(): boolean {
+    return this.strategies.length > 0;
+  }
+
+  readonly detect = (id: string, signal: AbortSignal): Promise<CheckOutcome> => {
+    const running = this.#running.get(id);
+    if (running) return running;
+    const run = this.#detect(id, signal).finally(() => this.#running.delete(id));
+    this.#running.set(id, run);
+    return run;
+  };
+
+  /** Whether the preconditions of detection hold (reference §5). */
+  static applies(instance: Instance | undefined): boolean {
+    return !!instance?.registered && !!instance.registration?.managementUrl?.trim() && !NO_DETECTION_STATUSES.has(instance.statusInfo.status);
+  }
+
+  async #detect(id: string, signal: AbortSignal): Promise<CheckOutcome> {
+    const instance = this.registry.get(id);
+    if (!instance?.registered) return 'gone';
+    if (!this.enabled || !EndpointDetector.applies(instance)) return 'skipped';
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
+    const abort = () => deadline.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      const endpoints = await this.#chain(instance, deadline.signal);
+      // A cut-short chain proves nothing: keep the endpoints known so far.
+      if (signal.aborted) return 'skipped';
+      if (deadline.signal.aborted) return 'error';
+      this.registry.apply(id, detectEndpointsCommand(endpoints));
+      return 'ok';
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', abort);
+    }
+  }
+
+  async #chain(instance: Instance, signal: AbortSignal): Promise<Endpoint[]> {
+    for (const strategy of this.strategies) {
+      if (signal.aborted) break;
+      try {
+        const found = await settleBefore(strategy.detect(instance, signal), signal);
+        if (found.length > 0) {
+          this.log.debug(`endpoints of ${instance.id} detected by ${strategy.name}`, { count: found.length });
+          return found.map(({ id, url }) => ({ id, url }));
+        }
+      } catch (error) {
+        this.log.warn(`detection strategy ${strategy.name} failed for ${instance.id}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    // Nothing found: SBA records the health-only set, which is an event only if endpoints were known.
+    return [];
+  }
+}
+
+/** Rejects when `signal` aborts, even if `work` never settles (a strategy that ignores its signal). */
+function settleBefore<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('detection aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(new Error('detection timed out or was aborted'));
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}

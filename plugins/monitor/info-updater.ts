@@ -1,0 +1,31 @@
+import { changeInfoCommand, endpointUrl, type InstanceHttpClient, type Registry } from '../../core/plugin-api.js';
+import type { CheckOutcome } from './check-outcome.js';
+import { isJsonType, parseJsonObject } from './media-type.js';
+
+const NO_INFO_STATUSES = new Set(['OFFLINE', 'UNKNOWN']);
+
+/**
+ * SBA's InfoUpdater: reads the `info` endpoint of an instance that has one and is reachable.
+ * Anything but a 2xx JSON answer, or a failed call, clears the info (reference §4.4).
+ */
+export class InfoUpdater {
+  constructor(private readonly registry: Registry, private readonly client: InstanceHttpClient, private readonly maxBodyBytes: number) {}
+
+  readonly update = async (id: string, signal: AbortSignal): Promise<CheckOutcome> => {
+    const instance = this.registry.get(id);
+    if (!instance?.registered) return 'gone';
+    const url = endpointUrl(instance, 'info');
+    if (!url || NO_INFO_STATUSES.has(instance.statusInfo.status)) return 'skipped';
+    let info: Record<string, unknown> = {};
+    let outcome: CheckOutcome = 'ok';
+    try {
+      const response = await this.client.request(instance, url, { endpointId: 'info', signal, maxBodyBytes: this.maxBodyBytes });
+      if (response.status >= 200 && response.status < 300 && isJsonType(response.contentType)) info = parseJsonObject(response.body) ?? {};
+    } catch {
+      if (signal.aborted) return 'skipped';
+      outcome = 'error';
+    }
+    this.registry.apply(id, changeInfoCommand(info));
+    return outcome;
+  };
+}

@@ -1,0 +1,133 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Instance, InstanceHttpClient, InstanceRequestOptions, InstanceResponse } from '../../core/plugin-api.js';
+import { InstanceCallError, toCallError } from './call-error.js';
+import { DEFAULT_ACCEPT } from './media-type.js';
+
+/** Health and info bodies are small; a lying instance must not make Vigil buffer 100 MB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+// SBA retries only calls that change nothing on the instance (InstanceExchangeFilterFunctions).
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface InstanceClientOptions {
+  readonly defaultTimeout: number;
+  readonly defaultRetries: number;
+  /** Per endpoint id (`monitor.timeout.<id>`). */
+  readonly timeouts: Readonly<Record<string, number>>;
+  /** Per endpoint id (`monitor.retries.<id>`). */
+  readonly retries: Readonly<Record<string, number>>;
+  readonly connectionsPerOrigin: number;
+  /** The instance's `Authorization` value (the registry's `authorizationFor`). */
+  readonly authorizationFor: (instance: Instance) => string | undefined;
+  /** Aborts every call when the kernel stops. */
+  readonly signal?: AbortSignal;
+}
+
+type Body = Dispatcher.ResponseData['body'];
+
+/**
+ * The one way Vigil calls instances (`INSTANCE_HTTP`): a shared keep-alive agent capped per
+ * origin, the instance's credentials, a deadline over the whole exchange (an instance that drips
+ * its body a byte a second still times out), a body size cap, and immediate retries for reads.
+ * It rejects with an InstanceCallError for transport failures only, never for an HTTP status.
+ */
+export class InstanceClient implements InstanceHttpClient {
+  readonly #agent: Agent;
+
+  constructor(private readonly options: InstanceClientOptions) {
+    this.#agent = new Agent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 10_000 });
+  }
+
+  async request(instance: Instance, url: string, options: InstanceRequestOptions = {}): Promise<InstanceResponse> {
+    const method = options.method ?? 'GET';
+    const endpointId = options.endpointId ?? '';
+    const attempts = READ_METHODS.has(method) ? 1 + (this.options.retries[endpointId] ?? this.options.defaultRetries) : 1;
+    const headers = this.#headersFor(instance, options.headers);
+    const timeout = this.options.timeouts[endpointId] ?? this.options.defaultTimeout;
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.#once(url, method, headers, timeout, maxBodyBytes, options.signal);
+      } catch (error) {
+        const failure = toCallError(error);
+        // An abort is the caller's decision and an oversized body would only come again.
+        const retryable = failure.code !== 'EABORTED' && failure.code !== 'EBODYTOOLARGE';
+        if (attempt >= attempts || !retryable) throw failure;
+      }
+    }
+  }
+
+  /** Ends every connection; calls still running fail. */
+  async close(): Promise<void> {
+    await this.#agent.destroy();
+  }
+
+  #headersFor(instance: Instance, given: Readonly<Record<string, string>> | undefined): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(given ?? {})) headers[name.toLowerCase()] = value;
+    headers.accept ??= DEFAULT_ACCEPT;
+    // The instance's own credentials win over anything a caller passed along.
+    const authorization = this.options.authorizationFor(instance);
+    if (authorization) headers.authorization = authorization;
+    return headers;
+  }
+
+  async #once(url: string, method: string, headers: Record<string, string>, timeout: number, maxBodyBytes: number, signal: AbortSignal | undefined): Promise<InstanceResponse> {
+    // One controller per attempt: our own timer (headers AND body), the caller's signal, shutdown.
+    // Plain listeners instead of AbortSignal.any, which leaks on long-lived signals in Node 20.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeout);
+    const abort = () => controller.abort();
+    const parents = [signal, this.options.signal].filter((s): s is AbortSignal => s !== undefined);
+    for (const parent of parents) {
+      if (parent.aborted) controller.abort();
+      else parent.addEventListener('abort', abort, { once: true });
+    }
+    try {
+      if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted');
+      const response = await request(url, { dispatcher: this.#agent, method: method as Dispatcher.HttpMethod, headers, signal: controller.signal });
+      const body = await readLimited(response.body, maxBodyBytes, response.headers['content-length']);
+      const flat = flattenHeaders(response.headers);
+      return { status: response.statusCode, headers: flat, contentType: flat['content-type'] ?? '', body };
+    } catch (error) {
+      if (timedOut) throw new InstanceCallError('ETIMEDOUT', `no complete answer within ${timeout} ms`, { cause: error });
+      if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted', { cause: error });
+      throw toCallError(error);
+    } finally {
+      clearTimeout(timer);
+      for (const parent of parents) parent.removeEventListener('abort', abort);
+    }
+  }
+}
+
+/** Reads at most `max` bytes; more fails the call (and drops the connection) instead of buffering. */
+async function readLimited(body: Body, max: number, declared: string | string[] | undefined): Promise<Buffer> {
+  const tooLarge = () => new InstanceCallError('EBODYTOOLARGE', `the response body exceeds ${max} bytes`);
+  if (typeof declared === 'string' && Number(declared) > max) {
+    body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}

@@ -1,0 +1,201 @@
+import type { Logger } from '../../core/plugin-api.js';
+import type { Check, CheckOutcome } from './check-outcome.js';
+import type { ConcurrencyLimiter } from './concurrency-limiter.js';
+import { nextDue, phaseOf, type Cadence } from './schedule-math.js';
+
+/** Time as the scheduler sees it; tests pass a fake one and call `tick()` themselves. */
+export interface Clock {
+  now(): number;
+  /** Calls `fn` every `ms` until the returned function is called. */
+  every(ms: number, fn: () => void): () => void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  every(ms, fn) {
+    const timer = setInterval(fn, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
+export interface IntervalCheckOptions extends Cadence {
+  /** `status`, `info` or `detection`, for logs. */
+  readonly name: string;
+  readonly check: Check;
+  readonly limiter: ConcurrencyLimiter;
+  readonly log: Logger;
+  readonly clock?: Clock;
+}
+
+interface Entry {
+  readonly phase: number;
+  failures: number;
+  /** When the next periodic check is due, once scheduled. */
+  due: number | undefined;
+  /** The wheel bucket holding the entry while scheduled. */
+  slot: number | undefined;
+  /** The running check's controller: aborting it cancels the call (deregistration, stop). */
+  running: AbortController | undefined;
+  /** An event asked for a check while one was running: run once more right after it. */
+  again: boolean;
+}
+
+/**
+ * The "when" of one kind of check (SBA's IntervalCheck plus its event-driven trigger entry):
+ * `now(id)` runs a check at once, and after each check the instance is due again on its own
+ * phase (see schedule-math). One timer drives a hashed timing wheel of buckets, so the cost of a
+ * tick is the number of instances due, not the number known; an instance never has two checks
+ * of one kind running at once.
+ */
+export class IntervalCheck {
+  readonly #entries = new Map<string, Entry>();
+  readonly #buckets = new Map<number, Set<string>>();
+  readonly #granularity: number;
+  readonly #clock: Clock;
+  #lastSlot = 0;
+  #cancelTimer: (() => void) | undefined;
+  #stopped = false;
+
+  constructor(private readonly options: IntervalCheckOptions) {
+    this.#clock = options.clock ?? systemClock;
+    // Twenty slots per interval: late by at most 5 % of it, and few wake-ups.
+    this.#granularity = Math.min(1000, Math.max(10, Math.floor(options.interval / 20)));
+    this.#lastSlot = this.#slotOf(this.#clock.now()) - 1;
+  }
+
+  /** Instances known to this check. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#lastSlot = this.#slotOf(this.#clock.now()) - 1;
+    this.#cancelTimer ??= this.#clock.every(this.#granularity, () => this.tick());
+  }
+
+  /** Stops the timer and aborts every running check; nothing is rescheduled afterwards. */
+  stop(): void {
+    this.#stopped = true;
+    this.#cancelTimer?.();
+    this.#cancelTimer = undefined;
+    for (const entry of this.#entries.values()) entry.running?.abort();
+    this.#entries.clear();
+    this.#buckets.clear();
+  }
+
+  /** Checks the instance as soon as a slot is free (event-triggered), then keeps it on its cadence. */
+  now(id: string): void {
+    if (this.#stopped) return;
+    let entry = this.#entries.get(id);
+    if (!entry) {
+      entry = { phase: phaseOf(id, this.options.interval), failures: 0, due: undefined, slot: undefined, running: undefined, again: false };
+      this.#entries.set(id, entry);
+    }
+    if (entry.running) {
+      entry.again = true;
+      return;
+    }
+    this.#unschedule(id, entry);
+    this.#run(id, entry);
+  }
+
+  /** Forgets the instance and aborts its running check (DEREGISTERED). */
+  remove(id: string): void {
+    const entry = this.#entries.get(id);
+    if (!entry) return;
+    entry.running?.abort();
+    this.#unschedule(id, entry);
+    this.#entries.delete(id);
+  }
+
+  /** What the scheduler knows of one instance (for tests and diagnostics). */
+  stateOf(id: string): { readonly failures: number; readonly due: number | undefined; readonly running: boolean } | undefined {
+    const entry = this.#entries.get(id);
+    return entry && { failures: entry.failures, due: entry.due, running: entry.running !== undefined };
+  }
+
+  /** Runs the checks whose slot has come. Called by the timer; public so tests can drive a fake clock. */
+  tick(): void {
+    if (this.#stopped) return;
+    const current = this.#slotOf(this.#clock.now());
+    // After a long stall walking every empty slot costs more than looking at the few buckets.
+    const slots = current - this.#lastSlot > this.#buckets.size
+      ? [...this.#buckets.keys()].filter((slot) => slot <= current).sort((a, b) => a - b)
+      : range(this.#lastSlot + 1, current);
+    this.#lastSlot = current;
+    for (const slot of slots) {
+      const bucket = this.#buckets.get(slot);
+      if (!bucket) continue;
+      this.#buckets.delete(slot);
+      for (const id of bucket) {
+        const entry = this.#entries.get(id);
+        if (!entry || entry.running) continue;
+        entry.due = undefined;
+        entry.slot = undefined;
+        this.#run(id, entry);
+      }
+    }
+  }
+
+  #run(id: string, entry: Entry): void {
+    const controller = new AbortController();
+    entry.running = controller;
+    const { check, limiter, log, name } = this.options;
+    limiter
+      .run<CheckOutcome>(() => (controller.signal.aborted ? Promise.resolve('skipped') : check(id, controller.signal)))
+      .catch((error: unknown) => {
+        // An updater bug must not end the schedule (SBA keeps its triggers alive after errors).
+        log.error(`${name} check of ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+        return 'error' as const;
+      })
+      .then((outcome) => this.#completed(id, entry, controller, outcome));
+  }
+
+  #completed(id: string, entry: Entry, controller: AbortController, outcome: CheckOutcome): void {
+    // Removed or replaced meanwhile (deregistered, stopped): the result is not ours to schedule.
+    if (this.#stopped || this.#entries.get(id) !== entry || entry.running !== controller) return;
+    entry.running = undefined;
+    if (outcome === 'gone') {
+      this.remove(id);
+      return;
+    }
+    if (outcome === 'error') entry.failures += 1;
+    else if (outcome === 'ok') entry.failures = 0;
+    if (entry.again) {
+      entry.again = false;
+      this.#run(id, entry);
+      return;
+    }
+    this.#schedule(id, entry, nextDue(this.#clock.now(), entry.failures, entry.phase, this.options));
+  }
+
+  #schedule(id: string, entry: Entry, due: number): void {
+    // Never into a slot already passed: it would not be visited again.
+    const slot = Math.max(this.#slotOf(due), this.#lastSlot + 1);
+    entry.due = due;
+    entry.slot = slot;
+    const bucket = this.#buckets.get(slot);
+    if (bucket) bucket.add(id);
+    else this.#buckets.set(slot, new Set([id]));
+  }
+
+  #unschedule(id: string, entry: Entry): void {
+    if (entry.slot === undefined) return;
+    const bucket = this.#buckets.get(entry.slot);
+    if (bucket?.delete(id) && bucket.size === 0) this.#buckets.delete(entry.slot);
+    entry.due = undefined;
+    entry.slot = undefined;
+  }
+
+  #slotOf(time: number): number {
+    return Math.floor(time / this.#granularity);
+  }
+}
+
+function range(from: number, to: number): number[] {
+  const result: number[] = [];
+  for (let slot = from; slot <= to; slot += 1) result.push(slot);
+  return result;
+}

@@ -1,0 +1,47 @@
+import { isIP } from 'node:net';
+import * as yup from 'yup';
+import { duration } from '../../core/plugin-api.js';
+
+const unknownKeys = '${path} has unknown key(s): ${unknown}';
+
+/** SBA's `spring.boot.admin.instance-proxy.ignored-headers` default. */
+export const DEFAULT_IGNORED_HEADERS = ['Cookie', 'Set-Cookie', 'Authorization'] as const;
+
+/** `10.0.0.0/8`, `fd00::/8` or a single address; checked here so a typo fails at start-up, not per request. */
+export function parseCidr(value: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
+  const [address = '', prefixText, extra] = value.trim().split('/');
+  if (extra !== undefined) return undefined;
+  const version = isIP(address);
+  if (version === 0) return undefined;
+  const max = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? max : Number(prefixText);
+  if (!/^\d+$/.test(prefixText ?? String(max)) || prefix > max) return undefined;
+  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
+}
+
+const cidr = yup.string().trim().required()
+  .test('cidr', '${path} must be an IP address or a CIDR such as 10.0.0.0/8 (got ${value})', (value) => parseCidr(value) !== undefined);
+
+/**
+ * The `proxy` section. `timeout` covers the time until the instance's response headers arrive;
+ * the body then streams for as long as it keeps moving (`body-idle-timeout` between chunks), so
+ * a multi-GB heapdump is never cut off by the header timeout.
+ */
+export const proxyConfigSchema = yup.object({
+  timeout: duration().min(1).default(10_000),
+  /** Longest silence between two body chunks of a streamed response; 0 turns it off. */
+  'body-idle-timeout': duration().min(0).default(60_000),
+  'ignored-headers': yup.array(yup.string().trim().min(1).required()).default([...DEFAULT_IGNORED_HEADERS]),
+  /** `/applications/{name}/actuator/**`: how many instances are called at once, and how much of each answer is kept. */
+  'fan-out': yup.object({
+    concurrency: yup.number().integer().min(1).max(256).default(8),
+    'max-response-bytes': yup.number().integer().min(1).default(10 * 1024 * 1024),
+  }).noUnknown(true, unknownKeys).default({}),
+  'ssrf-protection': yup.object({
+    enabled: yup.boolean().default(false),
+    'allowed-cidrs': yup.array(cidr).default([]),
+    'allowed-schemes': yup.array(yup.string().trim().lowercase().min(1).required()).default(['http', 'https']),
+  }).noUnknown(true, unknownKeys).default({}),
+}).noUnknown(true, unknownKeys).default({});
+
+export type ProxyConfig = yup.InferType<typeof proxyConfigSchema>;

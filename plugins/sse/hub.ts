@@ -1,0 +1,133 @@
+import type { ServerResponse } from 'node:http';
+import { HttpError, type InstanceChange, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
+import { PING, frame } from './frames.js';
+import { replayFrames } from './replay.js';
+import { SubscriberStream } from './stream.js';
+import { describe, type Topic } from './topic.js';
+
+export interface HubOptions {
+  readonly instances: Registry;
+  readonly views: JsonViews;
+  readonly log: Logger;
+  readonly maxBufferedBytes: number;
+}
+
+/**
+ * Fans every recorded event out to the open streams. Built for many subscribers: each event is
+ * serialised once per stream kind and the same string is written to every match; per-instance
+ * subscribers are indexed by id so an event never scans unrelated ones; writes never await, so
+ * one slow socket cannot hold up the rest; one timer pings them all.
+ */
+export class StreamHub {
+  /** Every open stream, for pings and shutdown. */
+  readonly #streams = new Set<SubscriberStream>();
+  readonly #events = new Set<SubscriberStream>();
+  readonly #byInstance = new Map<string, Set<SubscriberStream>>();
+  readonly #applications = new Set<SubscriberStream>();
+  #pingTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(private readonly options: HubOptions) {}
+
+  /** How many streams are open (for tests and diagnostics). */
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /**
+   * Opens a stream on `res`: headers and a ping, then (with a `Last-Event-ID`) the held events
+   * the client missed, then live ones. It joins the fan-out before the replay is read, and the
+   * stream drops live events the replay already covered, so there is neither a gap nor a duplicate.
+   */
+  subscribe(res: ServerResponse, topic: Topic, lastEventId: number | undefined): void {
+    // After shutdown began a keep-alive connection may still send a request: refuse it before any header.
+    if (this.#closed) throw new HttpError(503, 'the server is shutting down');
+    const { instances, views, log, maxBufferedBytes } = this.options;
+    const stream = new SubscriberStream(res, maxBufferedBytes, (gone, reason) => this.#remove(gone, topic, reason));
+    stream.begin();
+    this.#add(stream, topic);
+    if (lastEventId !== undefined) {
+      for (const { seq, text } of replayFrames(topic, lastEventId, instances, views)) stream.sendEvent(seq, text);
+    }
+    stream.deliveredUpTo(instances.lastSeq);
+    log.debug(`stream opened: ${describe(topic)}`, { lastEventId, open: this.#streams.size });
+  }
+
+  /** The `instance.changed` handler. */
+  publish({ event, instance, previous }: InstanceChange): void {
+    if (this.#streams.size === 0) return;
+    const watchers = this.#byInstance.get(event.instance);
+    if (this.#events.size > 0 || watchers) {
+      const text = frame(event.seq, this.options.views.event(event));
+      for (const stream of this.#events) stream.sendEvent(event.seq, text);
+      if (watchers) for (const stream of watchers) stream.sendEvent(event.seq, text);
+    }
+    if (this.#applications.size > 0) {
+      const text = this.#applicationFrames(event.seq, previous.registration?.name, instance.registration?.name);
+      if (text) for (const stream of this.#applications) stream.sendEvent(event.seq, text);
+    }
+  }
+
+  /** Starts the one keep-alive timer shared by every stream. */
+  startPings(intervalMs: number): void {
+    if (this.#closed || this.#pingTimer) return;
+    this.#pingTimer = setInterval(() => this.ping(), intervalMs);
+    // Streams keep the process busy on their own; the timer alone must not.
+    this.#pingTimer.unref();
+  }
+
+  ping(): void {
+    for (const stream of this.#streams) stream.send(PING);
+  }
+
+  /** Ends every stream and the timer; later subscriptions are refused. Safe to call twice. */
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#pingTimer);
+    this.#pingTimer = undefined;
+    const open = this.#streams.size;
+    for (const stream of [...this.#streams]) stream.end();
+    if (open > 0) this.options.log.debug(`ended ${open} open stream(s)`);
+  }
+
+  /**
+   * The application snapshot(s) for one event, serialised once for all subscribers. A rename
+   * touches two applications: the one left first (maybe now `instances: []`), then the one joined.
+   * Both frames go out as one write under the event's id, so resuming never splits them.
+   */
+  #applicationFrames(seq: number, before: string | undefined, after: string | undefined): string {
+    const { instances, views } = this.options;
+    const names = before !== undefined && before !== after ? [before, after] : [after];
+    let text = '';
+    for (const name of names) if (name !== undefined) text += frame(seq, views.application(instances.application(name)));
+    return text;
+  }
+
+  #add(stream: SubscriberStream, topic: Topic): void {
+    this.#streams.add(stream);
+    if (topic.kind === 'events') this.#events.add(stream);
+    else if (topic.kind === 'applications') this.#applications.add(stream);
+    else {
+      const set = this.#byInstance.get(topic.id) ?? new Set();
+      set.add(stream);
+      this.#byInstance.set(topic.id, set);
+    }
+  }
+
+  #remove(stream: SubscriberStream, topic: Topic, reason: 'closed' | 'overflow' | 'ended'): void {
+    this.#streams.delete(stream);
+    if (topic.kind === 'events') this.#events.delete(stream);
+    else if (topic.kind === 'applications') this.#applications.delete(stream);
+    else {
+      const set = this.#byInstance.get(topic.id);
+      set?.delete(stream);
+      if (set?.size === 0) this.#byInstance.delete(topic.id);
+    }
+    const meta = { open: this.#streams.size, bufferedBytes: stream.res.writableLength };
+    if (reason === 'overflow') {
+      this.options.log.warn(`disconnected a subscriber that stopped reading (${describe(topic)}): over ${this.options.maxBufferedBytes} bytes unsent`, meta);
+    } else if (reason === 'closed') {
+      this.options.log.debug(`stream closed by the client: ${describe(topic)}`, meta);
+    }
+  }
+}

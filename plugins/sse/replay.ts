@@ -1,0 +1,58 @@
+import type { InstanceEvent, JsonViews, Registry } from '../../core/plugin-api.js';
+import { frame } from './frames.js';
+import type { Topic } from './topic.js';
+
+export interface Replayed {
+  readonly seq: number;
+  readonly text: string;
+}
+
+/**
+ * The frames a client reconnecting after `lastEventId` missed, from the held history, oldest first.
+ *
+ * - An id above the newest `seq` comes from an earlier run of the server (ids restart at 1), so
+ *   everything held is new to that client and is replayed.
+ * - Events already compacted or dropped from the history cannot be replayed; that gap is the
+ *   history's bound, not the stream's.
+ * - Application streams get one snapshot per affected application, not one per missed event: a
+ *   snapshot is the application as it is now, so older ones in between would be stale copies of
+ *   it. Each goes out with the `seq` of the last missed event that touched it, in that order, so
+ *   ids stay increasing and resuming from any of them still covers the rest.
+ */
+export function replayFrames(topic: Topic, lastEventId: number, instances: Registry, views: JsonViews): Replayed[] {
+  const since = lastEventId > instances.lastSeq ? 0 : lastEventId;
+  switch (topic.kind) {
+    case 'events':
+      return instances.eventsSince(since).map((event) => ({ seq: event.seq, text: frame(event.seq, views.event(event)) }));
+    case 'instance':
+      // The per-instance history is already at hand; no need to filter the global one.
+      return instances.eventsOf(topic.id).filter((event) => event.seq > since)
+        .map((event) => ({ seq: event.seq, text: frame(event.seq, views.event(event)) }));
+    case 'applications':
+      return applicationReplay(instances.eventsSince(since), instances, views);
+  }
+}
+
+function applicationReplay(missed: readonly InstanceEvent[], instances: Registry, views: JsonViews): Replayed[] {
+  // Insertion order of a Map is kept on re-insert only after delete: that yields "order of last touch".
+  const lastTouch = new Map<string, number>();
+  for (const event of missed) {
+    for (const name of namesTouchedBy(event, instances)) {
+      lastTouch.delete(name);
+      lastTouch.set(name, event.seq);
+    }
+  }
+  return [...lastTouch].map(([name, seq]) => ({ seq, text: frame(seq, views.application(instances.application(name))) }));
+}
+
+/**
+ * The application names a held event concerns: the name a registration event carries and the
+ * instance's current one (they differ when it was re-registered under another name later).
+ */
+function namesTouchedBy(event: InstanceEvent, instances: Registry): string[] {
+  const names: string[] = [];
+  if (event.type === 'REGISTERED' || event.type === 'REGISTRATION_UPDATED') names.push(event.registration.name);
+  const current = instances.get(event.instance)?.registration?.name;
+  if (current !== undefined && !names.includes(current)) names.push(current);
+  return names;
+}

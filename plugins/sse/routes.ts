@@ -1,0 +1,31 @@
+import { HttpError, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { lastEventIdOf } from './frames.js';
+import type { StreamHub } from './hub.js';
+import type { Topic } from './topic.js';
+
+const SSE = 'text/event-stream';
+
+/**
+ * Every stream form of the contract (CONTRACT §4): the seed's `/events` paths, which are always
+ * streams, and SBA's Accept-header forms, which fall through to the JSON routes otherwise.
+ */
+export function streamRoutes({ http, instances }: PluginContext<unknown>, hub: StreamHub): void {
+  const open = (topic: Topic): RouteHandler => (req, res) => hub.subscribe(res, topic, lastEventIdOf(req));
+  const applications = open({ kind: 'applications' });
+
+  const oneInstance: RouteHandler = (req, res) => {
+    const id = req.params.id!;
+    // Unknown means never seen or no longer held; a deregistered instance still held may be watched.
+    // Checked before anything is written, so the 404 is the ordinary JSON error.
+    if (!instances.get(id)) throw new HttpError(404, `instance ${id} not found`);
+    hub.subscribe(res, { kind: 'instance', id }, lastEventIdOf(req));
+  };
+
+  http.route('GET', '/instances/events', open({ kind: 'events' }), { accepts: SSE });
+  http.route('GET', '/instances/:id/events', oneInstance);
+  // Events, not SBA's instance snapshots: the seed calls this the instance's event stream, and
+  // it then carries exactly what `/instances/{id}/events` does.
+  http.route('GET', '/instances/:id', oneInstance, { accepts: SSE });
+  http.route('GET', '/applications/events', applications);
+  http.route('GET', '/applications', applications, { accepts: SSE });
+}
