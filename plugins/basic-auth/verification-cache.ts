@@ -1,0 +1,43 @@
+/**
+ * A small LRU of recent successful verifications, keyed by a SHA-256 digest of the presented
+ * credentials (never the credentials themselves).
+ *
+ * Why: scrypt costs ~50 ms of CPU per check by design, and a dashboard polling every second
+ * would otherwise spend that on every request. Why it is safe:
+ * - only successes are stored, so guessing still pays the full scrypt cost per attempt;
+ * - a hit needs the exact credentials that were verified before (SHA-256 is preimage- and
+ *   collision-resistant), and the stored digest does not give them back;
+ * - the size is bounded (oldest evicted first), so no request can grow memory, and entries
+ *   expire after `ttlMs`, so a credential is re-checked against the config at least that often.
+ */
+export class VerificationCache<V> {
+  readonly #entries = new Map<string, { value: V; expires: number }>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get(key: string): V | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    this.#entries.delete(key);
+    if (entry.expires <= this.now()) return undefined;
+    // Re-inserting keeps Map order = recency order.
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, value: V): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, expires: this.now() + this.ttlMs });
+    while (this.#entries.size > this.maxEntries) {
+      this.#entries.delete(this.#entries.keys().next().value as string);
+    }
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}

@@ -1,0 +1,115 @@
+import { DETECTION_STRATEGY, INSTANCE_HTTP, type Instance, type PluginContext } from '../../core/plugin-api.js';
+import { ConcurrencyLimiter } from './concurrency-limiter.js';
+import type { MonitorConfig } from './config-schema.js';
+import { EndpointDetector } from './endpoint-detector.js';
+import { ENDPOINT_DETECTOR } from './endpoint-detector-service.js';
+import { FlapDamper } from './flap-damper.js';
+import { InfoUpdater } from './info-updater.js';
+import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
+import { IntervalCheck, type Clock } from './interval-check.js';
+import { StatusUpdater } from './status-updater.js';
+import { subscribeTriggers, type Checks } from './triggers.js';
+
+interface Running {
+  readonly checks: Checks;
+  readonly detector: EndpointDetector;
+  readonly unsubscribe: () => void;
+}
+
+/**
+ * One kernel's monitoring: built in `setup` (the client and the services other plugins use),
+ * started in `start` (strategies, schedules, bus triggers), torn down in `stop`.
+ */
+export class Monitor {
+  readonly #ctx: PluginContext<MonitorConfig>;
+  readonly #client: InstanceClient;
+  /** Aborts every call of ours at stop, before the agent closes. */
+  readonly #abort = new AbortController();
+  readonly #damper: FlapDamper;
+  #running: Running | undefined;
+
+  constructor(ctx: PluginContext<MonitorConfig>, private readonly clock?: Clock) {
+    this.#ctx = ctx;
+    const config = ctx.config;
+    this.#client = new InstanceClient({
+      defaultTimeout: config['default-timeout'],
+      defaultRetries: config['default-retries'],
+      timeouts: config.timeout,
+      retries: config.retries,
+      connectionsPerOrigin: config['max-connections-per-origin'],
+      authorizationFor: (instance) => ctx.instances.authorizationFor(instance),
+      signal: this.#abort.signal,
+    });
+    this.#damper = new FlapDamper(config['failures-before-down'], config['successes-before-up']);
+    ctx.services.provide(INSTANCE_HTTP, this.#client);
+    ctx.services.provide(ENDPOINT_DETECTOR, { ensureDetected: (id) => this.ensureDetected(id) });
+  }
+
+  start(ctx: PluginContext<MonitorConfig>): void {
+    const config = ctx.config;
+    const { instances: registry, log } = ctx;
+    if (config['default-timeout'] > config['status-interval']) {
+      log.warn('monitor.default-timeout is longer than monitor.status-interval: a slow instance is checked less often than configured');
+    }
+    const strategies = ctx.services.collect(DETECTION_STRATEGY);
+    if (strategies.length === 0) log.info('no detection strategy loaded: endpoints are not detected');
+    const limiter = new ConcurrencyLimiter(config['max-concurrent-checks']);
+    const maxTimeout = Math.max(config['default-timeout'], ...Object.values(config.timeout));
+    const maxRetries = Math.max(config['default-retries'], ...Object.values(config.retries));
+    // Strategies run one after the other, each of whose calls may be retried.
+    const detector = new EndpointDetector(registry, strategies, log.child('detection'), strategies.length * (1 + maxRetries) * maxTimeout + 1000);
+    const status = new StatusUpdater({
+      registry,
+      client: this.#client,
+      damper: this.#damper,
+      detection: config['status-change-detection'],
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    });
+    const info = new InfoUpdater(registry, this.#client, DEFAULT_MAX_BODY_BYTES);
+    const clock = this.clock;
+    const checks: Checks = {
+      status: new IntervalCheck({
+        name: 'status', check: status.update, limiter, log, clock,
+        interval: config['status-interval'], lifetime: config['status-lifetime'], maxBackoff: config['status-max-backoff'],
+      }),
+      info: new IntervalCheck({
+        name: 'info', check: info.update, limiter, log, clock,
+        interval: config['info-interval'], lifetime: config['info-lifetime'], maxBackoff: config['info-max-backoff'],
+      }),
+      detection: detector.enabled
+        ? new IntervalCheck({
+          name: 'detection', check: detector.detect, limiter, log, clock,
+          interval: config['detection-interval'], lifetime: config['detection-interval'], maxBackoff: config['detection-interval'],
+        })
+        : undefined,
+    };
+    // Subscribed here, not in setup: a trigger starts I/O, which setup must not.
+    const unsubscribe = subscribeTriggers(ctx.bus, registry, checks, (id) => this.#damper.forget(id));
+    this.#running = { checks, detector, unsubscribe };
+    for (const check of [checks.status, checks.info, checks.detection]) check?.start();
+    // Anything registered before start (between listen and start) is checked now.
+    for (const instance of registry.list()) checks.status.now(instance.id);
+  }
+
+  async stop(): Promise<void> {
+    const running = this.#running;
+    this.#running = undefined;
+    if (running) {
+      running.unsubscribe();
+      for (const check of [running.checks.status, running.checks.info, running.checks.detection]) check?.stop();
+    }
+    this.#abort.abort();
+    await this.#client.close();
+  }
+
+  /** The ENDPOINT_DETECTOR service: detect on first demand (e.g. a proxy request). */
+  async ensureDetected(id: string): Promise<Instance | undefined> {
+    const registry = this.#ctx.instances;
+    const instance = registry.get(id);
+    const running = this.#running;
+    if (!running || !instance?.registered || instance.endpoints.length > 0 || !EndpointDetector.applies(instance)) return instance;
+    // Not through the limiter: a user is waiting, and detection is bounded by its own deadline.
+    await running.detector.detect(id, this.#abort.signal).catch(() => undefined);
+    return registry.get(id);
+  }
+}

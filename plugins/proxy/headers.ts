@@ -1,0 +1,59 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+export type HeaderMap = Record<string, string | string[]>;
+
+/** SBA's fixed hop-by-hop list (HttpHeaderFilter): never forwarded, either way. */
+const HOP_BY_HOP = [
+  'host', 'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization',
+  'te', 'trailer', 'transfer-encoding', 'upgrade', 'x-application-context',
+];
+
+/** Actuator media types, newest first, as SBA's default Accept (v1 is left out: Vigil converts no legacy bodies). */
+export const DEFAULT_ACCEPT = 'application/vnd.spring-boot.actuator.v3+json, application/vnd.spring-boot.actuator.v2+json, application/json';
+/** logfile is plain text, plus the wildcard because some instances answer it with other types (SBA's workaround). */
+export const LOGFILE_ACCEPT = 'text/plain, */*';
+
+/**
+ * Drops hop-by-hop headers, the headers a `Connection` header names, and the configured ignored
+ * ones (matched case-insensitively; Node and undici already lower-case names).
+ */
+export function filterHeaders(headers: IncomingHttpHeaders, ignored: ReadonlySet<string>): HeaderMap {
+  const connection = headers.connection;
+  const named = (Array.isArray(connection) ? connection.join(',') : connection ?? '')
+    .split(',').map((token) => token.trim().toLowerCase()).filter(Boolean);
+  const dropped = new Set([...HOP_BY_HOP, ...named, ...ignored]);
+  const kept: HeaderMap = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || dropped.has(name.toLowerCase())) continue;
+    kept[name.toLowerCase()] = value;
+  }
+  return kept;
+}
+
+export interface UpstreamHeaderOptions {
+  readonly ignored: ReadonlySet<string>;
+  readonly endpointId: string;
+  /** The instance's `Authorization`, from its metadata or `instance-auth`. */
+  readonly authorization: string | undefined;
+  /** Whether a body goes upstream; otherwise its framing headers must not. */
+  readonly withBody: boolean;
+  /** Ask for an unencoded body (the fan-out returns bodies as text). */
+  readonly identity?: boolean;
+}
+
+/** The headers sent to the instance for one proxied request. */
+export function upstreamHeaders(incoming: IncomingHttpHeaders, options: UpstreamHeaderOptions): HeaderMap {
+  const headers = filterHeaders(incoming, options.ignored);
+  // Node answered any `Expect: 100-continue` already, and undici refuses the header.
+  delete headers.expect;
+  if (!options.withBody) delete headers['content-length'];
+  if (options.identity) delete headers['accept-encoding'];
+  if (incoming.accept === undefined) headers.accept = options.endpointId === 'logfile' ? LOGFILE_ACCEPT : DEFAULT_ACCEPT;
+  if (options.authorization) headers.authorization = options.authorization;
+  return headers;
+}
+
+/** Lower-cased set of the configured ignored header names. */
+export function ignoredSet(names: readonly string[]): ReadonlySet<string> {
+  return new Set(names.map((name) => name.trim().toLowerCase()));
+}
