@@ -2,7 +2,9 @@ import * as yup from 'yup';
 import { isHashed, parseScrypt } from './scrypt-hash.js';
 import { canonicalTokenHash, hashToken } from './token-hash.js';
 
-const unknownKeys = '${path} has unknown key(s): ${unknown}';
+// `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so its own test never
+// sees them and a typo would pass silently.
+const unknownKeys = 'unknown key(s): ${properties}';
 export const ROLES = ['admin', 'registration'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -16,7 +18,7 @@ const user = yup.object({
     .test('hash', '${path} starts like a scrypt hash but is malformed; make a new one with `vigil hash-password`', (value) =>
       value === undefined || !isHashed(value) || parseScrypt(value) !== undefined),
   role,
-}).noUnknown(true, unknownKeys);
+}).exact(unknownKeys);
 
 const token = yup.object({
   name: yup.string().trim().required('${path} is required (it names the token in logs)'),
@@ -27,7 +29,7 @@ const token = yup.object({
   token: yup.string().min(1, '${path} must not be empty'),
   role,
 })
-  .noUnknown(true, unknownKeys)
+  .exact(unknownKeys)
   // A plain `token` is replaced by its hash here, during validation, so the plain value never
   // reaches the plugin's config (which lives as long as the daemon).
   .transform((value: unknown) => {
@@ -58,7 +60,8 @@ export const basicAuthSchema = yup.object({
       return repeated.length === 0 || context.createError({ message: `token name(s) listed twice: ${repeated.join(', ')}` });
     }),
 })
-  .noUnknown(true, unknownKeys)
+  .exact(unknownKeys)
+  .typeError('${path} must be a mapping of keys to values')
   .default({})
   .test('someone', 'at least one entry in users or tokens is required', (value) =>
     value === undefined || value.users.length + value.tokens.length > 0);

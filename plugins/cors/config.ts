@@ -1,7 +1,9 @@
 import * as yup from 'yup';
 import { normaliseOrigin } from './origin.js';
 
-const unknownKeys = '${path} has unknown key(s): ${unknown}';
+// `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so its own test never
+// sees them and a typo would pass silently.
+const unknownKeys = 'unknown key(s): ${properties}';
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
@@ -55,7 +57,8 @@ export const corsSchema = yup.object({
     .min(0)
     .default(1800),
 })
-  .noUnknown(true, unknownKeys)
+  .exact(unknownKeys)
+  .typeError('${path} must be a mapping of keys to values')
   .default({})
   // `*` with credentials would let any web page read the API with the user's stored credentials.
   // Browsers refuse the literal combination; echoing the origin instead would silently open that

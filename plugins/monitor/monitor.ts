@@ -6,7 +6,7 @@ import { ENDPOINT_DETECTOR } from './endpoint-detector-service.js';
 import { FlapDamper } from './flap-damper.js';
 import { InfoUpdater } from './info-updater.js';
 import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
-import { IntervalCheck, type Clock } from './interval-check.js';
+import { IntervalCheck } from './interval-check.js';
 import { StatusUpdater } from './status-updater.js';
 import { subscribeTriggers, type Checks } from './triggers.js';
 
@@ -28,7 +28,7 @@ export class Monitor {
   readonly #damper: FlapDamper;
   #running: Running | undefined;
 
-  constructor(ctx: PluginContext<MonitorConfig>, private readonly clock?: Clock) {
+  constructor(ctx: PluginContext<MonitorConfig>) {
     this.#ctx = ctx;
     const config = ctx.config;
     this.#client = new InstanceClient({
@@ -66,19 +66,18 @@ export class Monitor {
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     });
     const info = new InfoUpdater(registry, this.#client, DEFAULT_MAX_BODY_BYTES);
-    const clock = this.clock;
     const checks: Checks = {
       status: new IntervalCheck({
-        name: 'status', check: status.update, limiter, log, clock,
+        name: 'status', check: status.update, limiter, log,
         interval: config['status-interval'], lifetime: config['status-lifetime'], maxBackoff: config['status-max-backoff'],
       }),
       info: new IntervalCheck({
-        name: 'info', check: info.update, limiter, log, clock,
+        name: 'info', check: info.update, limiter, log,
         interval: config['info-interval'], lifetime: config['info-lifetime'], maxBackoff: config['info-max-backoff'],
       }),
       detection: detector.enabled
         ? new IntervalCheck({
-          name: 'detection', check: detector.detect, limiter, log, clock,
+          name: 'detection', check: detector.detect, limiter, log,
           interval: config['detection-interval'], lifetime: config['detection-interval'], maxBackoff: config['detection-interval'],
         })
         : undefined,

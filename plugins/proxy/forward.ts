@@ -64,8 +64,8 @@ export function upstreamFailure(error: unknown, call: Pick<UpstreamCall, 'target
 
 /** The exchange ended because nobody waits for the answer any more: no response is written. */
 export class ClientGoneError extends Error {
-  constructor(readonly cause: string) {
-    super(`proxy call aborted: ${cause}`);
+  constructor(readonly reason: string) {
+    super(`proxy call aborted: ${reason}`);
     this.name = 'ClientGoneError';
   }
 }

@@ -1,5 +1,7 @@
-import type { Instance, InstanceHttpClient, InstanceRequestOptions, Logger, Registration } from '../../../core/plugin-api.js';
+import type { Endpoint, Instance, InstanceHttpClient, InstanceRequestOptions, Logger, Registration } from '../../../core/plugin-api.js';
 import { emptyInstance } from '../../../core/store/instance.js';
+import type { TestKernel } from '../../../core/testing.js';
+import { call } from '../../support/http.js';
 
 /** Test fixtures for the detection strategies, kept apart from the monitor's real client. */
 
@@ -51,4 +53,21 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as import('node:net').AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * Registers `registration` with a test kernel and resolves with the instance's endpoints once
+ * the monitor recorded ENDPOINTS_DETECTED (sorted by id, as the order is not part of the contract).
+ */
+export async function registerAndDetect(kernel: TestKernel, registration: Record<string, unknown>): Promise<{ id: string; endpoints: Endpoint[] }> {
+  const created = await call('POST', `${kernel.url}/instances`, { json: registration });
+  if (created.status !== 201) throw new Error(`registration answered ${created.status}: ${created.text}`);
+  const { id } = created.json as { id: string };
+  await kernel.waitForEvent((event) => event.instance === id && event.type === 'ENDPOINTS_DETECTED', `ENDPOINTS_DETECTED of ${id}`);
+  const instance = (await call('GET', `${kernel.url}/instances/${id}`)).json as { endpoints: Endpoint[] };
+  return { id, endpoints: sortById(instance.endpoints) };
+}
+
+export function sortById(endpoints: readonly Endpoint[]): Endpoint[] {
+  return [...endpoints].sort((a, b) => a.id.localeCompare(b.id));
 }

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (bench files are compiled to dist/bench/...). */
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface Figure {
+  readonly name: string;
+  readonly value: number;
+  readonly target: number;
+  /** `min`: value must be at least target; `max`: at most. */
+  readonly kind: 'min' | 'max';
+  readonly unit?: string;
+  /** The baseline measured in the same run, when the figure is a ratio. */
+  readonly baseline?: string;
+}
+
+export function resultLine(figure: Figure): string {
+  const pass = figure.kind === 'min' ? figure.value >= figure.target : figure.value <= figure.target;
+  return `RESULT ${figure.name} value=${round(figure.value)} target=${figure.target} pass=${pass ? 'yes' : 'no'}`;
+}
+
+export function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+export function machine(): string {
+  return `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
+
+/** Starts a child process and resolves with it and the URL it announces on a `listening on URL` line. */
+export function startProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
+      if (match) {
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        resolve({ child, url: match[1]! });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    child.on('exit', (code) => reject(new Error(`process exited (${code}) before listening:\n${output}`)));
+  });
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}

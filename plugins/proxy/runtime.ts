@@ -1,0 +1,65 @@
+import { Agent, type Dispatcher } from 'undici';
+import { HttpError, type Logger } from '../../core/plugin-api.js';
+import type { ProxyConfig } from './config-schema.js';
+import { ignoredSet } from './headers.js';
+import type { TargetResolver } from './resolve-target.js';
+import type { SsrfGuard } from './ssrf.js';
+
+/** How long `close()` waits for in-flight calls before it tears their sockets down. */
+const CLOSE_GRACE_MS = 1000;
+
+/**
+ * What the proxy routes share for one kernel: the settings, the target resolver and the one
+ * undici Agent (keep-alive pools per instance origin). The agent exists between start and stop.
+ */
+export class ProxyRuntime {
+  readonly ignored: ReadonlySet<string>;
+  #agent: Agent | undefined;
+
+  constructor(
+    readonly config: ProxyConfig,
+    readonly resolver: TargetResolver,
+    readonly log: Logger,
+    private readonly guard: SsrfGuard | undefined,
+  ) {
+    this.ignored = ignoredSet(config['ignored-headers']);
+  }
+
+  open(): void {
+    this.#agent ??= new Agent({
+      connect: {
+        timeout: this.config.timeout,
+        // With SSRF protection, every new connection re-checks the addresses it connects to.
+        ...(this.guard ? { lookup: this.guard.connectLookup() } : {}),
+      },
+      headersTimeout: this.config.timeout,
+      // Deliberate: undici's default would cut an idle body after 300 s, ours is configured.
+      bodyTimeout: this.config['body-idle-timeout'],
+    });
+  }
+
+  /** The agent; 503 outside start..stop, when no call may begin. */
+  dispatcher(): Dispatcher {
+    if (!this.#agent || this.#agent.closed) throw new HttpError(503, 'the proxy is not running');
+    return this.#agent;
+  }
+
+  /** Closes the agent; in-flight calls were already aborted through the kernel's signal. */
+  async close(): Promise<void> {
+    const agent = this.#agent;
+    this.#agent = undefined;
+    if (!agent) return;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
+    });
+    try {
+      if ((await Promise.race([agent.close(), grace])) === 'late') {
+        this.log.warn('proxy calls still open at shutdown; closing their connections');
+        await agent.destroy();
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
