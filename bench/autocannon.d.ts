@@ -1,12 +1,12 @@
 // The few parts of autocannon's API the benchmarks use (the package ships no types).
 declare module 'autocannon' {
-  interface Request {
+  export interface Request {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
     body?: string;
   }
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     duration?: number;
@@ -16,7 +16,7 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
   }
-  interface Result {
+  export interface Result {
     requests: { average: number; total: number };
     latency: { p50: number; p99: number };
     non2xx: number;

@@ -61,7 +61,7 @@ export const basicAuthSchema = yup.object({
     }),
 })
   .exact(unknownKeys)
-  .typeError('${path} must be a mapping of keys to values')
+  .typeError('must be a mapping of keys to values')
   .default({})
   .test('someone', 'at least one entry in users or tokens is required', (value) =>
     value === undefined || value.users.length + value.tokens.length > 0);

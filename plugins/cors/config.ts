@@ -58,7 +58,7 @@ export const corsSchema = yup.object({
     .default(1800),
 })
   .exact(unknownKeys)
-  .typeError('${path} must be a mapping of keys to values')
+  .typeError('must be a mapping of keys to values')
   .default({})
   // `*` with credentials would let any web page read the API with the user's stored credentials.
   // Browsers refuse the literal combination; echoing the origin instead would silently open that

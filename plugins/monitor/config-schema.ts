@@ -1,14 +1,16 @@
 import * as yup from 'yup';
 import { duration } from '../../core/plugin-api.js';
 
-const unknownKeys = '${path} has unknown key(s): ${unknown}';
+// yup 1.7's noUnknown() strips unknown keys while casting and then finds none to report;
+// exact() rejects them, which is what CONTRACT §2 asks (a typo must not go unnoticed).
+const unknownKeys = '${path} has unknown key(s): ${properties}';
 
 /** A map from endpoint id (`health`, `info`, `actuator-index`, ...) to a value of one schema. */
 function endpointMap<T extends yup.Schema>(value: T) {
   // yup has no "record of" type: the keys are only known once the value is seen.
   return yup.lazy((map: unknown) => yup.object(
     Object.fromEntries(Object.keys(typeof map === 'object' && map !== null ? map : {}).map((key) => [key, value.required()])),
-  ).default({}));
+  ).exact(unknownKeys).default({}));
 }
 
 /**
@@ -32,7 +34,7 @@ export const monitorSchema = yup.object({
   retries: endpointMap(yup.number().integer().min(0).max(10)),
   'max-concurrent-checks': yup.number().integer().min(1).default(256),
   'max-connections-per-origin': yup.number().integer().min(1).default(8),
-}).noUnknown(true, unknownKeys).default({});
+}).exact(unknownKeys).default({});
 
 /** The validated section, as the plugin reads it (durations in milliseconds). */
 export interface MonitorConfig {

@@ -6,7 +6,7 @@ import { upstreamHeaders } from './headers.js';
 import { mapLimit } from './map-limit.js';
 import { rawProxyPath } from './request-path.js';
 import type { ProxyRuntime } from './runtime.js';
-import { parseProxyPath, type ProxyPath, type Target } from './target-url.js';
+import { parseProxyPath, type Target } from './target-url.js';
 
 /** The fan-out re-sends the body to every instance, so it is held in memory: capped like every JSON body. */
 export const FANOUT_BODY_LIMIT = 1024 * 1024;
@@ -101,5 +101,3 @@ function statusOf(error: unknown, target: Target | undefined, exchange: Exchange
   const failure = upstreamFailure(error, { target, exchange, timeoutMs });
   return failure instanceof HttpError ? failure.status : 502;
 }
-
-export type { ProxyPath };

@@ -1,0 +1,46 @@
+import { definePlugin, type HttpMethod, type PluginContext } from '../../core/plugin-api.js';
+import { applicationProxy } from './application-proxy.js';
+import { proxyConfigSchema, type ProxyConfig } from './config-schema.js';
+import { instanceProxy } from './instance-proxy.js';
+import { targetResolver } from './resolve-target.js';
+import { ProxyRuntime } from './runtime.js';
+import { SsrfGuard } from './ssrf.js';
+
+const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+// The kernel hands each lifecycle step a fresh context; its shutdown signal is the one object that
+// stays the same for a kernel run, so it keys that run's state (tests run many kernels at once).
+const runtimes = new WeakMap<AbortSignal, ProxyRuntime>();
+
+/**
+ * `proxy`: the management-endpoint proxy (reference §7). `/instances/{id}/actuator/**` streams
+ * one call to one detected endpoint; `/applications/{name}/actuator/**` fans a call out to every
+ * instance of an application. Targets are always under a detected endpoint's URL; optional SSRF
+ * protection keeps calls off internal addresses.
+ */
+export default definePlugin<ProxyConfig>({
+  name: 'proxy',
+  version: '0.1.0',
+  configSchema: proxyConfigSchema,
+  setup(ctx) {
+    const ssrf = ctx.config['ssrf-protection'];
+    const guard = ssrf.enabled ? new SsrfGuard(ssrf) : undefined;
+    const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.instances, ctx.services, guard), ctx.log, guard);
+    runtimes.set(ctx.signal, runtime);
+    const plain = ctx as PluginContext<unknown>;
+    // The bare `/actuator` forms exist to answer "no endpoint specified" like the rest of the proxy.
+    for (const path of ['/instances/:id/actuator', '/instances/:id/actuator/*']) {
+      ctx.http.route(METHODS, path, instanceProxy(plain, runtime));
+    }
+    for (const path of ['/applications/:name/actuator', '/applications/:name/actuator/*']) {
+      ctx.http.route(METHODS, path, applicationProxy(plain, runtime));
+    }
+  },
+  start(ctx) {
+    runtimes.get(ctx.signal)?.open();
+  },
+  async stop(ctx) {
+    await runtimes.get(ctx.signal)?.close();
+    runtimes.delete(ctx.signal);
+  },
+});
