@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DETECTION_STRATEGY, INSTANCE_HTTP, type DetectionStrategy, type ServiceToken, type Services } from '../../../core/plugin-api.js';
+import { DETECTION_STRATEGY, INSTANCE_HTTP, type DetectionStrategy, type Logger, type PluginContext, type ServiceToken, type Services } from '../../../core/plugin-api.js';
 import { checkPlugin } from '../../../core/testing.js';
 import plugin from '../../../plugins/detect-index/index.js';
 import { instanceHttpOf } from '../../../plugins/detect-index/instance-http.js';
@@ -30,7 +30,9 @@ test('setup contributes one strategy; without the monitor it fails clearly when 
   const { services, contributed } = bareServices();
   const tokens: string[] = [];
   const spy: Services = { ...services, contribute: (token, value) => { tokens.push(token.key); services.contribute(token, value); } };
-  await plugin.setup({ services: spy, log: { debug() {}, info() {}, warn() {}, error() {}, child() { return this; } } } as never); // only services and log are read
+  const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
+  // A partial context: setup reads only services and log.
+  await plugin.setup({ services: spy, log } as unknown as PluginContext<unknown>);
   assert.equal(tokens, [DETECTION_STRATEGY.key]);
   const strategy = contributed[0] as DetectionStrategy;
   assert.is(strategy.name, 'detect-index');

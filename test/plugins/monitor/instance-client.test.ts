@@ -1,0 +1,201 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Instance } from '../../../core/plugin-api.js';
+import { emptyInstance } from '../../../core/store/instance.js';
+import { InstanceCallError } from '../../../plugins/monitor/call-error.js';
+import { InstanceClient, type InstanceClientOptions } from '../../../plugins/monitor/instance-client.js';
+import { DEFAULT_ACCEPT } from '../../../plugins/monitor/media-type.js';
+import { FakeActuator } from '../../support/fake-actuator.js';
+import { closedPort } from './support.js';
+
+const instance: Instance = emptyInstance('abc');
+
+function client(options: Partial<InstanceClientOptions> = {}): InstanceClient {
+  return new InstanceClient({
+    defaultTimeout: 1000, defaultRetries: 0, timeouts: {}, retries: {}, connectionsPerOrigin: 4,
+    authorizationFor: () => undefined, ...options,
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<InstanceCallError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, InstanceCallError);
+    return error as InstanceCallError;
+  }
+  throw new Error('the call did not fail');
+}
+
+test('GET: status, lower-case headers, body; default Accept and the instance credentials', async () => {
+  const fake = await FakeActuator.start();
+  const http = client({ authorizationFor: () => 'Basic dTpw' });
+  try {
+    fake.on('GET', '/custom', { status: 202, body: 'hello', contentType: 'text/plain', headers: { 'X-Thing': 'yes' } });
+    const response = await http.request(instance, fake.endpointUrl('custom'), { headers: { Authorization: 'Bearer caller', 'X-Mine': '1' } });
+    assert.is(response.status, 202);
+    assert.is(response.contentType, 'text/plain');
+    assert.is(response.headers['x-thing'], 'yes');
+    assert.is(response.body.toString(), 'hello');
+    const seen = fake.requestsTo('/custom')[0]!;
+    assert.is(seen.headers.accept, DEFAULT_ACCEPT);
+    assert.is(seen.headers.authorization, 'Basic dTpw');
+    assert.is(seen.headers['x-mine'], '1');
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('a given Accept is kept; no credentials means no Authorization; a missing Content-Type is ""', async () => {
+  const fake = await FakeActuator.start();
+  const http = client();
+  try {
+    fake.on('GET', '/plain', { body: '' });
+    const response = await http.request(instance, fake.endpointUrl('plain'), { headers: { accept: 'text/plain' } });
+    assert.is(response.contentType, '');
+    assert.is(fake.requestsTo('/plain')[0]!.headers.accept, 'text/plain');
+    assert.is(fake.requestsTo('/plain')[0]!.headers.authorization, undefined);
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('connection refused: ECONNREFUSED', async () => {
+  const http = client();
+  try {
+    const error = await failure(http.request(instance, `http://127.0.0.1:${await closedPort()}/health`));
+    assert.is(error.code, 'ECONNREFUSED');
+    assert.ok(error.message.length > 0);
+  } finally {
+    await http.close();
+  }
+});
+
+test('no headers within the time-out: ETIMEDOUT', async () => {
+  const fake = await FakeActuator.start();
+  const http = client({ defaultTimeout: 5000, timeouts: { health: 100 } });
+  try {
+    fake.on('GET', '/health', { handler: () => undefined });
+    const error = await failure(http.request(instance, fake.healthUrl, { endpointId: 'health' }));
+    assert.is(error.code, 'ETIMEDOUT');
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('a body dripped a byte at a time still times out (the deadline covers the body)', async () => {
+  const fake = await FakeActuator.start();
+  const http = client({ defaultTimeout: 200 });
+  const timers = new Set<NodeJS.Timeout>();
+  try {
+    fake.on('GET', '/health', {
+      handler: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{');
+        const timer = setInterval(() => res.write(' '), 20);
+        timers.add(timer);
+        res.on('close', () => clearInterval(timer));
+      },
+    });
+    const error = await failure(http.request(instance, fake.healthUrl));
+    assert.is(error.code, 'ETIMEDOUT');
+  } finally {
+    for (const timer of timers) clearInterval(timer);
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('bodies over the cap fail: declared length and streamed (chunked) bodies', async () => {
+  const fake = await FakeActuator.start();
+  const http = client();
+  try {
+    fake.on('GET', '/declared', { body: 'x'.repeat(2000), contentType: 'application/json' });
+    assert.is((await failure(http.request(instance, fake.endpointUrl('declared'), { maxBodyBytes: 1000 }))).code, 'EBODYTOOLARGE');
+    fake.on('GET', '/streamed', {
+      handler: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        // Would be 100 MB; the client must give up after the cap and never buffer it.
+        let sent = 0;
+        const pump = () => {
+          while (sent < 1600 && res.write(chunk)) sent += 1;
+          if (sent < 1600 && !res.destroyed) res.once('drain', pump);
+          else res.end();
+        };
+        pump();
+      },
+    });
+    assert.is((await failure(http.request(instance, fake.endpointUrl('streamed')))).code, 'EBODYTOOLARGE');
+    // Under the cap is fine.
+    fake.on('GET', '/small', { body: 'ok' });
+    assert.is((await http.request(instance, fake.endpointUrl('small'), { maxBodyBytes: 2 })).body.toString(), 'ok');
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('reads retry immediately: first attempt times out, second answers', async () => {
+  const fake = await FakeActuator.start();
+  const http = client({ defaultTimeout: 150, retries: { health: 1 } });
+  try {
+    let calls = 0;
+    fake.on('GET', '/health', {
+      handler: (_req, res) => {
+        calls += 1;
+        if (calls === 1) return; // hangs
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"UP"}');
+      },
+    });
+    const response = await http.request(instance, fake.healthUrl, { endpointId: 'health' });
+    assert.is(response.status, 200);
+    assert.is(calls, 2);
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('writes never retry; default-retries applies to reads without their own key', async () => {
+  const fake = await FakeActuator.start();
+  const http = client({ defaultTimeout: 100, defaultRetries: 2 });
+  try {
+    fake.on('POST', '/refresh', { handler: () => undefined });
+    fake.on('GET', '/env', { handler: () => undefined });
+    assert.is((await failure(http.request(instance, fake.endpointUrl('refresh'), { method: 'POST', endpointId: 'refresh' }))).code, 'ETIMEDOUT');
+    assert.is(fake.requestsTo('/refresh', 'POST').length, 1);
+    await failure(http.request(instance, fake.endpointUrl('env'), { endpointId: 'env' }));
+    assert.is(fake.requestsTo('/env', 'GET').length, 3);
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('an aborted caller signal, or shutdown, ends the call with EABORTED and no retry', async () => {
+  const fake = await FakeActuator.start();
+  const shutdown = new AbortController();
+  const http = client({ defaultRetries: 3, signal: shutdown.signal, defaultTimeout: 5000 });
+  try {
+    fake.on('GET', '/health', { handler: () => undefined });
+    const caller = new AbortController();
+    const pending = failure(http.request(instance, fake.healthUrl, { signal: caller.signal }));
+    setTimeout(() => caller.abort(), 30);
+    assert.is((await pending).code, 'EABORTED');
+    const early = new AbortController();
+    early.abort();
+    assert.is((await failure(http.request(instance, fake.healthUrl, { signal: early.signal }))).code, 'EABORTED');
+    shutdown.abort();
+    assert.is((await failure(http.request(instance, fake.healthUrl))).code, 'EABORTED');
+    assert.is(fake.requestsTo('/health').length, 1);
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test.run();
