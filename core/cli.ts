@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
 export interface CliOptions {
-  readonly command: 'run' | 'help' | 'version';
+  readonly command: 'run' | 'help' | 'version' | 'hash-password';
   readonly configFile?: string;
   readonly checkConfig: boolean;
   /** Flag values by config key; they beat the config file. */
@@ -25,10 +25,17 @@ Flags (a flag beats the config file, which beats the default):
   --check-config        validate the config, print the problems, exit 0 (valid) or 1
   --help                show this help
   --version             print the version
+
+Commands:
+  vigil hash-password   read a password on stdin, print a scrypt hash for basic-auth users[].password
 `;
 
 /** Parses argv (without node and the script). Returns the options, or one problem per line. */
 export function parseCli(argv: readonly string[]): { ok: true; options: CliOptions } | { ok: false; problems: string[] } {
+  if (argv[0] === 'hash-password') {
+    if (argv.length > 1) return { ok: false, problems: ['hash-password takes no arguments; it reads the password from stdin'] };
+    return { ok: true, options: { command: 'hash-password', checkConfig: false, overrides: {} } };
+  }
   let parsed;
   try {
     parsed = parseArgs({

@@ -21,6 +21,11 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
+  if (options.command === 'hash-password') {
+    const { runHashPasswordCommand } = await import('../plugins/basic-auth/password-hash.js');
+    process.exitCode = await runHashPasswordCommand({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, isTTY: Boolean(process.stdin.isTTY) });
+    return;
+  }
   if (options.command === 'version') {
     process.stdout.write(`${version()}\n`);
     return;

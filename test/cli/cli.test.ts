@@ -60,6 +60,21 @@ test('--help lists every flag with its default; --version prints the version', a
   assert.equal([version.code, version.output.trim()], [0, '0.1.0']);
 });
 
+test('hash-password reads stdin and prints a scrypt hash', async () => {
+  const result = await new Promise<Run>((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'hash-password'], { cwd: repoRoot });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+    child.stdin.end('correct horse\n');
+  });
+  assert.is(result.code, 0);
+  assert.match(result.output.trim(), /^scrypt\$/);
+  assert.not.match(result.output, 'correct horse');
+  assert.equal(parseCli(['hash-password', 'x']), { ok: false, problems: ['hash-password takes no arguments; it reads the password from stdin'] });
+});
+
 test('bad flags: one line per problem, exit 1, nothing listens', async () => {
   const result = await run(['--port', 'eighty', '--log-level', 'loud', '--log-format', 'xml', '--host', ' ']);
   assert.is(result.code, 1);
