@@ -51,14 +51,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   const log = createLogger({ level: prepared.settings['log-level'], format: prepared.settings['log-format'] });
   guardProcess(log);
   const kernel = new Kernel(prepared, log);
-  try {
-    await kernel.start();
-  } catch (error) {
-    log.error(`start-up failed: ${messageOf(error)}`);
-    process.exitCode = 1;
-    return;
-  }
-
+  const started = kernel.start();
+  // Signals are handled from before the first line says "listening": a supervisor may stop us at once.
   const shutdown = (signal: NodeJS.Signals) => {
     log.info(`${signal} received, stopping`);
     // Whatever happens, the process is gone before the 5 s systemd and the contract allow.
@@ -66,16 +60,26 @@ export async function main(argv: readonly string[]): Promise<void> {
       log.error('shutdown did not finish in time; exiting');
       process.exit(1);
     }, FAILSAFE_MS).unref();
-    kernel.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error(`shutdown failed: ${messageOf(error)}`);
-        process.exit(1);
-      },
-    );
+    started
+      .then(() => kernel.stop(), () => undefined)
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error(`shutdown failed: ${messageOf(error)}`);
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  try {
+    await started;
+  } catch (error) {
+    log.error(`start-up failed: ${messageOf(error)}`);
+    process.removeListener('SIGTERM', shutdown);
+    process.removeListener('SIGINT', shutdown);
+    process.exitCode = 1;
+  }
 }
 
 function fail(problems: readonly string[]): void {
