@@ -7,7 +7,7 @@ const LOG_FORMATS = ['text', 'json'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-const unknownKeys = '${path} has unknown key(s): ${unknown}';
+const unknownKeys = '${path} has unknown key(s): ${properties}';
 
 /** `context-path` as SBA normalises it: a leading slash, no trailing slash, `/` alone is none. */
 export function normaliseContextPath(value: string): string {
@@ -29,7 +29,7 @@ const regex = yup.string().test('regex', '${path} is not a valid regular express
 const credentials = yup.object({
   'user-name': yup.string().nullable().default(null),
   'user-password': yup.string().nullable().default(null),
-}).noUnknown(true, unknownKeys);
+}).exact(unknownKeys);
 
 /**
  * The keys the kernel itself reads. Plugin sections are validated by each plugin's own schema;
@@ -47,7 +47,7 @@ export const kernelSchema = yup.object({
   'event-store': yup.object({
     'max-events-per-instance': yup.number().integer().min(10).default(100),
     'retention-after-deregistration': duration().min(0).default(3_600_000),
-  }).noUnknown(true, unknownKeys).default({}),
+  }).exact(unknownKeys).default({}),
   'instance-auth': yup.object({
     enabled: yup.boolean().default(true),
     'default-user-name': yup.string().nullable().default(null),
@@ -55,7 +55,7 @@ export const kernelSchema = yup.object({
     'service-map': yup.lazy((map: unknown) => yup.object(
       Object.fromEntries(Object.keys(map ?? {}).map((name) => [name, credentials])),
     ).default({})),
-  }).noUnknown(true, unknownKeys).default({}),
+  }).exact(unknownKeys).default({}),
   'plugin-timeout': duration().min(1).default(10_000),
   'shutdown-timeout': duration().min(100).max(60_000).default(4_500),
 }).noUnknown(false);

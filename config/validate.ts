@@ -2,7 +2,7 @@ import { messageOf } from '../core/errors.js';
 
 /** The part of a yup schema Vigil relies on; a plugin's own copy of yup satisfies it too. */
 export interface ConfigSchema<T = unknown> {
-  validate(value: unknown, options?: { abortEarly?: boolean; strict?: boolean }): Promise<T>;
+  validate(value: unknown, options?: { abortEarly?: boolean; strict?: boolean; stripUnknown?: boolean }): Promise<T>;
 }
 
 interface YupLikeError {
@@ -21,7 +21,8 @@ export async function validateSection<T>(
   section: string,
 ): Promise<{ ok: true; value: T } | { ok: false; problems: string[] }> {
   try {
-    return { ok: true, value: await schema.validate(value, { abortEarly: false }) };
+    // stripUnknown: false, so a schema's noUnknown() reports a typo instead of quietly dropping it.
+    return { ok: true, value: await schema.validate(value, { abortEarly: false, stripUnknown: false }) };
   } catch (error) {
     const root = error as YupLikeError;
     const leaves = root.inner && root.inner.length > 0 ? root.inner : [root];

@@ -51,7 +51,7 @@ export interface VigilPlugin<Config = unknown> {
    */
   readonly configKey?: string | null;
   /**
-   * A yup schema for the section. It should reject unknown keys (`.noUnknown()`), give defaults,
+   * A yup schema for the section. It should reject unknown keys (`.exact()`: in yup 1.x `.noUnknown()` strips them when casting), give defaults,
    * and use `duration()` for durations. The validated (cast) value is `ctx.config`.
    * The section is validated even when absent (as `undefined`), so defaults apply.
    */

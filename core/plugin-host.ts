@@ -12,6 +12,8 @@ type Step = 'setup' | 'start' | 'stop';
  */
 export class PluginHost {
   readonly #started: PreparedPlugin[] = [];
+  /** One context per plugin for its whole life, so a plugin may key state on it. */
+  readonly #contexts = new Map<PreparedPlugin, PluginContext<unknown>>();
 
   constructor(
     private readonly plugins: readonly PreparedPlugin[],
@@ -63,7 +65,13 @@ export class PluginHost {
     if (!hook) return 0;
     const started = Date.now();
     try {
-      await withTimeout(() => hook.call(item.plugin, this.contextOf(item)), timeoutMs, `plugin "${item.plugin.name}" ${step}`);
+      let context = this.#contexts.get(item);
+      if (!context) {
+        context = this.contextOf(item);
+        this.#contexts.set(item, context);
+      }
+      const ctx = context;
+      await withTimeout(() => hook.call(item.plugin, ctx), timeoutMs, `plugin "${item.plugin.name}" ${step}`);
     } catch (error) {
       if (error instanceof VigilError && error.code === 'ERR_PLUGIN_TIMEOUT') throw error;
       throw new VigilError('ERR_PLUGIN_FAILED', `plugin "${item.plugin.name}" failed in ${step}: ${messageOf(error)}`, { cause: error });

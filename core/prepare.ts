@@ -60,7 +60,10 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const kernel = await validateSection(kernelSchema, kernelPart, '');
   if (!kernel.ok) problems.push(...kernel.problems);
 
-  const entries = kernel.ok && kernel.value.plugins ? kernel.value.plugins : [...DEFAULT_PLUGINS];
+  // The configured list counts even when another kernel key is invalid, so its problems show too.
+  const listed = merged.plugins;
+  const entries = Array.isArray(listed) ? listed.filter((entry): entry is string => typeof entry === 'string' && entry.trim() !== '').map((e) => e.trim())
+    : [...DEFAULT_PLUGINS];
   const seenEntries = new Set<string>();
   const loaded: ResolvedPlugin[] = [];
   for (const entry of entries) {

@@ -2,8 +2,8 @@ import * as yup from 'yup';
 import { isHashed, parseScrypt } from './scrypt-hash.js';
 import { canonicalTokenHash, hashToken } from './token-hash.js';
 
-// `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so its own test never
-// sees them and a typo would pass silently.
+// `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so its
+// own test never sees them and a typo would pass silently.
 const unknownKeys = 'unknown key(s): ${properties}';
 export const ROLES = ['admin', 'registration'] as const;
 export type Role = (typeof ROLES)[number];
@@ -18,7 +18,7 @@ const user = yup.object({
     .test('hash', '${path} starts like a scrypt hash but is malformed; make a new one with `vigil hash-password`', (value) =>
       value === undefined || !isHashed(value) || parseScrypt(value) !== undefined),
   role,
-}).exact(unknownKeys);
+}).exact(unknownKeys).typeError('${path} must be a mapping with username, password and optionally role');
 
 const token = yup.object({
   name: yup.string().trim().required('${path} is required (it names the token in logs)'),
@@ -30,33 +30,36 @@ const token = yup.object({
   role,
 })
   .exact(unknownKeys)
+  .typeError('${path} must be a mapping with name, token or token-hash, and optionally role')
   // A plain `token` is replaced by its hash here, during validation, so the plain value never
   // reaches the plugin's config (which lives as long as the daemon).
   .transform((value: unknown) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
     const { token: plain, ...rest } = value as Record<string, unknown>;
-    if (typeof plain !== 'string' || plain === '' || 'token-hash' in rest) return value;
-    return { ...rest, 'token-hash': hashToken(plain) };
+    // YAML reads an all-digit token as a number; it is still a token.
+    if ((typeof plain !== 'string' && typeof plain !== 'number') || plain === '' || 'token-hash' in rest) return value;
+    return { ...rest, 'token-hash': hashToken(String(plain)) };
   })
   .test('one-of', '${path} needs either token-hash or token (not both)', (value) =>
     value === undefined || (value['token-hash'] === undefined) !== (value.token === undefined));
 
-function duplicates(names: readonly string[]): string[] {
-  return [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+function duplicates(names: readonly (string | undefined)[]): string[] {
+  const given = names.filter((name): name is string => typeof name === 'string');
+  return [...new Set(given.filter((name, index) => given.indexOf(name) !== index))];
 }
 
 /** The `basic-auth` section. At least one user or token: an empty list would lock everyone out. */
 export const basicAuthSchema = yup.object({
   /** Shown by browsers in the login dialog; must fit in a quoted-string. */
   realm: yup.string().trim().min(1).matches(/^[^"\\\p{Cc}]+$/u, '${path} must not contain quotes, backslashes or control characters').default('Vigil'),
-  users: yup.array(user.required()).default([])
+  users: yup.array(user.required('${path} must not be empty')).typeError('${path} must be a list of users').default([])
     .test('unique', (users, context) => {
-      const repeated = duplicates((users ?? []).map((entry) => entry.username));
+      const repeated = duplicates((users ?? []).map((entry) => entry?.username));
       return repeated.length === 0 || context.createError({ message: `username(s) listed twice: ${repeated.join(', ')}` });
     }),
-  tokens: yup.array(token.required()).default([])
+  tokens: yup.array(token.required('${path} must not be empty')).typeError('${path} must be a list of tokens').default([])
     .test('unique', (tokens, context) => {
-      const repeated = duplicates((tokens ?? []).map((entry) => entry.name));
+      const repeated = duplicates((tokens ?? []).map((entry) => entry?.name));
       return repeated.length === 0 || context.createError({ message: `token name(s) listed twice: ${repeated.join(', ')}` });
     }),
 })
@@ -64,6 +67,6 @@ export const basicAuthSchema = yup.object({
   .typeError('must be a mapping of keys to values')
   .default({})
   .test('someone', 'at least one entry in users or tokens is required', (value) =>
-    value === undefined || value.users.length + value.tokens.length > 0);
+    value === undefined || !Array.isArray(value.users) || !Array.isArray(value.tokens) || value.users.length + value.tokens.length > 0);
 
 export type BasicAuthConfig = yup.InferType<typeof basicAuthSchema>;

@@ -1,8 +1,8 @@
 import * as yup from 'yup';
 import { normaliseOrigin } from './origin.js';
 
-// `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so its own test never
-// sees them and a typo would pass silently.
+// `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so its
+// own test never sees them and a typo would pass silently.
 const unknownKeys = 'unknown key(s): ${properties}';
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -64,7 +64,8 @@ export const corsSchema = yup.object({
   // Browsers refuse the literal combination; echoing the origin instead would silently open that
   // door, so it is a config error (as in Spring's CorsConfiguration): list the origins instead.
   .test('credentials-with-wildcard', (value, context) => {
-    if (!value || !value['allow-credentials'] || !value['allowed-origins'].includes('*')) return true;
+    const origins: unknown = value?.['allowed-origins'];
+    if (!value?.['allow-credentials'] || !Array.isArray(origins) || !origins.includes('*')) return true;
     return context.createError({
       path: 'allow-credentials',
       message: 'allow-credentials cannot be true while allowed-origins is "*" (any web page could read the API with the user\'s credentials); list the allowed origins',

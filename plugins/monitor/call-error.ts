@@ -25,3 +25,8 @@ export function toCallError(error: unknown): InstanceCallError {
   const message = (typeof err?.message === 'string' && err.message) || (typeof inner?.message === 'string' && inner.message) || code;
   return new InstanceCallError(code, message, { cause: error });
 }
+
+/** Whether a call ended because Vigil itself gave up on it (shutdown, deregistration): no verdict on the instance. */
+export function isAbort(error: unknown): boolean {
+  return error instanceof InstanceCallError && error.code === 'EABORTED';
+}

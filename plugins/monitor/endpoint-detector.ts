@@ -41,7 +41,7 @@ export class EndpointDetector {
   async #detect(id: string, signal: AbortSignal): Promise<CheckOutcome> {
     const instance = this.registry.get(id);
     if (!instance?.registered) return 'gone';
-    if (!this.enabled || !EndpointDetector.applies(instance)) return 'skipped';
+    if (signal.aborted || !this.enabled || !EndpointDetector.applies(instance)) return 'skipped';
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
     const abort = () => deadline.abort();

@@ -1,4 +1,5 @@
 import { changeInfoCommand, endpointUrl, type InstanceHttpClient, type Registry } from '../../core/plugin-api.js';
+import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import { isJsonType, parseJsonObject } from './media-type.js';
 
@@ -21,8 +22,8 @@ export class InfoUpdater {
     try {
       const response = await this.client.request(instance, url, { endpointId: 'info', signal, maxBodyBytes: this.maxBodyBytes });
       if (response.status >= 200 && response.status < 300 && isJsonType(response.contentType)) info = parseJsonObject(response.body) ?? {};
-    } catch {
-      if (signal.aborted) return 'skipped';
+    } catch (error) {
+      if (signal.aborted || isAbort(error)) return 'skipped';
       outcome = 'error';
     }
     this.registry.apply(id, changeInfoCommand(info));

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Instance, InstanceHttpClient, InstanceRequestOptions, InstanceResponse } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
@@ -36,6 +37,8 @@ export class InstanceClient implements InstanceHttpClient {
 
   constructor(private readonly options: InstanceClientOptions) {
     this.#agent = new Agent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 10_000 });
+    // Every call in flight listens to the shutdown signal: hundreds at once are expected, not a leak.
+    if (options.signal) setMaxListeners(0, options.signal);
   }
 
   async request(instance: Instance, url: string, options: InstanceRequestOptions = {}): Promise<InstanceResponse> {
@@ -106,19 +109,18 @@ export class InstanceClient implements InstanceHttpClient {
 
 /** Reads at most `max` bytes; more fails the call (and drops the connection) instead of buffering. */
 async function readLimited(body: Body, max: number, declared: string | string[] | undefined): Promise<Buffer> {
-  const tooLarge = () => new InstanceCallError('EBODYTOOLARGE', `the response body exceeds ${max} bytes`);
-  if (typeof declared === 'string' && Number(declared) > max) {
+  const tooLarge = () => {
+    // undici emits 'error' on a destroyed body; unheard, that event would crash the process.
+    body.on('error', () => undefined);
     body.destroy();
-    throw tooLarge();
-  }
+    return new InstanceCallError('EBODYTOOLARGE', `the response body exceeds ${max} bytes`);
+  };
+  if (typeof declared === 'string' && Number(declared) > max) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > max) {
-      body.destroy();
-      throw tooLarge();
-    }
+    if (size > max) throw tooLarge();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);

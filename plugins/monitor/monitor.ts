@@ -64,6 +64,7 @@ export class Monitor {
       damper: this.#damper,
       detection: config['status-change-detection'],
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      log,
     });
     const info = new InfoUpdater(registry, this.#client, DEFAULT_MAX_BODY_BYTES);
     const checks: Checks = {
@@ -88,9 +89,17 @@ export class Monitor {
     for (const check of [checks.status, checks.info, checks.detection]) check?.start();
     // Anything registered before start (between listen and start) is checked now.
     for (const instance of registry.list()) checks.status.now(instance.id);
+    // The kernel aborts its signal before plugins stop (later plugins stop first): quiet down at once.
+    ctx.signal.addEventListener('abort', () => this.#halt(), { once: true });
   }
 
   async stop(): Promise<void> {
+    this.#halt();
+    await this.#client.close();
+  }
+
+  /** Ends triggers and schedules and aborts every call in flight; idempotent. */
+  #halt(): void {
     const running = this.#running;
     this.#running = undefined;
     if (running) {
@@ -98,7 +107,6 @@ export class Monitor {
       for (const check of [running.checks.status, running.checks.info, running.checks.detection]) check?.stop();
     }
     this.#abort.abort();
-    await this.#client.close();
   }
 
   /** The ENDPOINT_DETECTOR service: detect on first demand (e.g. a proxy request). */

@@ -1,4 +1,5 @@
-import { changeStatusCommand, type InstanceHttpClient, type Registry, type StatusChangeDetection, type StatusInfo } from '../../core/plugin-api.js';
+import { changeStatusCommand, type InstanceHttpClient, type Logger, type Registry, type StatusChangeDetection, type StatusInfo } from '../../core/plugin-api.js';
+import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { FlapDamper } from './flap-damper.js';
 import { statusFromError, statusFromResponse } from './health-mapping.js';
@@ -9,6 +10,7 @@ export interface StatusUpdaterOptions {
   readonly damper: FlapDamper;
   readonly detection: StatusChangeDetection;
   readonly maxBodyBytes: number;
+  readonly log: Logger;
 }
 
 /** SBA's StatusUpdater: calls the health URL, maps the answer, records a change. */
@@ -26,7 +28,7 @@ export class StatusUpdater {
       status = statusFromResponse(response);
     } catch (error) {
       // Aborted by shutdown or deregistration: that says nothing about the instance.
-      if (signal.aborted) return 'skipped';
+      if (signal.aborted || isAbort(error)) return 'skipped';
       status = statusFromError(error);
       outcome = 'error';
     }
@@ -34,7 +36,8 @@ export class StatusUpdater {
     const current = registry.get(id);
     if (!current?.registered) return 'gone';
     if (this.options.damper.admit(id, current.statusInfo.status, status.status)) {
-      registry.apply(id, changeStatusCommand(status, this.options.detection));
+      const event = registry.apply(id, changeStatusCommand(status, this.options.detection));
+      if (event) this.options.log.debug(`status of ${id} is ${status.status}`, outcome === 'error' ? { reason: status.details.message } : undefined);
     }
     return outcome;
   };

@@ -12,10 +12,12 @@ export interface SseConfig {
   readonly 'max-buffered-bytes': number;
 }
 
-const unknownKeys = '${path} has unknown key(s): ${unknown}';
+// `exact()`, not `noUnknown()`: in yup 1.7 `noUnknown()` strips unknown keys while casting, so its
+// own check never sees them and a typo (`ping-intervall`) would pass silently.
+const unknownKeys = 'unknown key(s): ${properties}';
 
 export const configSchema: ConfigSchema<SseConfig> = yup.object({
   // SBA pings every 10 s (reference §8.3); proxies commonly cut idle connections at 30–60 s.
   'ping-interval': duration().min(10).default(10_000),
   'max-buffered-bytes': yup.number().integer().min(1024).default(1024 * 1024),
-}).noUnknown(true, unknownKeys).default({});
+}).exact(unknownKeys).default({});

@@ -3,7 +3,7 @@ import { HttpError, type InstanceChange, type JsonViews, type Logger, type Regis
 import { PING, frame } from './frames.js';
 import { replayFrames } from './replay.js';
 import { SubscriberStream } from './stream.js';
-import { describe, type Topic } from './topic.js';
+import { describeTopic, type Topic } from './topic.js';
 
 export interface HubOptions {
   readonly instances: Registry;
@@ -29,11 +29,6 @@ export class StreamHub {
 
   constructor(private readonly options: HubOptions) {}
 
-  /** How many streams are open (for tests and diagnostics). */
-  get size(): number {
-    return this.#streams.size;
-  }
-
   /**
    * Opens a stream on `res`: headers and a ping, then (with a `Last-Event-ID`) the held events
    * the client missed, then live ones. It joins the fan-out before the replay is read, and the
@@ -50,7 +45,7 @@ export class StreamHub {
       for (const { seq, text } of replayFrames(topic, lastEventId, instances, views)) stream.sendEvent(seq, text);
     }
     stream.deliveredUpTo(instances.lastSeq);
-    log.debug(`stream opened: ${describe(topic)}`, { lastEventId, open: this.#streams.size });
+    log.debug(`stream opened: ${describeTopic(topic)}`, { lastEventId, open: this.#streams.size });
   }
 
   /** The `instance.changed` handler. */
@@ -125,9 +120,9 @@ export class StreamHub {
     }
     const meta = { open: this.#streams.size, bufferedBytes: stream.res.writableLength };
     if (reason === 'overflow') {
-      this.options.log.warn(`disconnected a subscriber that stopped reading (${describe(topic)}): over ${this.options.maxBufferedBytes} bytes unsent`, meta);
+      this.options.log.warn(`disconnected a subscriber that stopped reading (${describeTopic(topic)}): over ${this.options.maxBufferedBytes} bytes unsent`, meta);
     } else if (reason === 'closed') {
-      this.options.log.debug(`stream closed by the client: ${describe(topic)}`, meta);
+      this.options.log.debug(`stream closed by the client: ${describeTopic(topic)}`, meta);
     }
   }
 }

@@ -20,10 +20,6 @@ export class SubscriberStream {
     res.once('close', () => this.#gone('closed'));
   }
 
-  get open(): boolean {
-    return this.#open;
-  }
-
   /** Sends the headers and the first ping. */
   begin(): void {
     this.res.writeHead(200, STREAM_HEADERS);

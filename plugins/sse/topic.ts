@@ -4,6 +4,7 @@ export type Topic =
   | { readonly kind: 'instance'; readonly id: string }
   | { readonly kind: 'applications' };
 
-export function describe(topic: Topic): string {
+/** How a topic reads in log lines. */
+export function describeTopic(topic: Topic): string {
   return topic.kind === 'instance' ? `instance ${topic.id}` : topic.kind;
 }

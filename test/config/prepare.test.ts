@@ -14,7 +14,7 @@ const noop = (name: string, extra: Partial<VigilPlugin<unknown>> = {}): VigilPlu
 
 const fakes: BuiltinPlugins = {
   alpha: { section: null, load: async () => noop('alpha') },
-  beta: { section: 'beta', load: async () => noop('beta', { dependencies: ['alpha'], configSchema: yup.object({ size: yup.number().integer().default(1) }).noUnknown(true, '${path} has unknown key(s): ${unknown}') }) },
+  beta: { section: 'beta', load: async () => noop('beta', { dependencies: ['alpha'], configSchema: yup.object({ size: yup.number().integer().default(1) }).exact('${path} has unknown key(s): ${properties}') }) },
   gamma: { section: 'gamma', load: async () => noop('gamma', { configSchema: yup.object({ on: yup.boolean().default(false) }).noUnknown() }) },
 };
 

@@ -113,7 +113,7 @@ test('bodies over the cap fail: declared length and streamed (chunked) bodies', 
   const fake = await FakeActuator.start();
   const http = client();
   try {
-    fake.on('GET', '/declared', { body: 'x'.repeat(2000), contentType: 'application/json' });
+    fake.on('GET', '/declared', { body: 'x'.repeat(2000), contentType: 'application/json', headers: { 'content-length': '2000' } });
     assert.is((await failure(http.request(instance, fake.endpointUrl('declared'), { maxBodyBytes: 1000 }))).code, 'EBODYTOOLARGE');
     fake.on('GET', '/streamed', {
       handler: (_req, res) => {

@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { startTestKernel, type TestKernel } from '../../../core/testing.js';
 import { detectEndpointsCommand, type VigilPlugin } from '../../../core/plugin-api.js';
@@ -63,7 +64,8 @@ export function rawStatus(base: string, target: string): Promise<number> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
-      socket.end(`GET ${target} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`);
+      // write, not end: Node servers treat a half-closed request as an aborted one.
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`);
     });
     let text = '';
     socket.setEncoding('latin1');
@@ -78,4 +80,49 @@ export function rawStatus(base: string, target: string): Promise<number> {
 /** The base path of the proxy for one instance, context path included. */
 export function instancePath(tk: TestKernel, id: string): string {
   return `${new URL(tk.url).pathname.replace(/\/$/, '')}/instances/${id}/actuator`;
+}
+
+export interface StreamedReply {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly bytes: number;
+  readonly sha256: string;
+  /** Set when the connection broke before the body was complete. */
+  readonly error?: Error;
+}
+
+/** Streams a response through SHA-256 without holding it; a broken body resolves with `error`. */
+export function streamRequest(base: string, method: string, target: string, headers: Record<string, string> = {}, body?: import('node:stream').Readable): Promise<StreamedReply> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, method, path: target, headers, agent: false }, (res) => {
+      const hash = createHash('sha256');
+      let bytes = 0;
+      let settled = false;
+      const finish = (error?: Error) => {
+        if (settled) return;
+        settled = true;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes, sha256: hash.digest('hex'), ...(error ? { error } : {}) });
+      };
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        hash.update(chunk);
+      });
+      res.on('end', () => finish());
+      res.on('error', finish);
+      res.on('close', () => finish(res.complete ? undefined : new Error('response incomplete')));
+    });
+    req.on('error', reject);
+    if (body) body.pipe(req);
+    else req.end();
+  });
+}
+
+/** Fails instead of hanging the suite when an awaited event never comes (uvu has no test timeout). */
+export function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
 }

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { HttpError, defineToken, detectEndpointsCommand, type VigilPlugin } from '../../../core/plugin-api.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';
-import { instancePath, proxyKernel, rawRequest, registerDetected } from './helpers.js';
+import { proxyKernel, rawRequest, registerDetected } from './helpers.js';
 
 test('GET passes status, body bytes and Content-Type through; an instance 503 too', async () => {
   const fake = await FakeActuator.start();
@@ -223,7 +223,7 @@ test('health always points at the registered healthUrl; relative endpoint hrefs 
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake, { endpoints: { info: 'custom/info' } });
+    const id = registerDetected(tk, fake, { endpoints: { info: '/actuator/custom/info' } });
     fake.on('GET', '/custom/info', { json: { relative: true } });
     const info = await call('GET', `${tk.url}/instances/${id}/actuator/info`);
     assert.equal(info.json, { relative: true });

@@ -7,17 +7,19 @@ import { kernel, openSse, register, registration } from './client.js';
 /** A raw connection that reads until the first ping, then stops reading (paused socket). */
 async function stalledSubscriber(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   const { hostname, port, pathname } = new URL(url);
+  const base = pathname.replace(/\/$/, '');
   const socket = connect(Number(port), hostname);
   let received = '';
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.setEncoding('utf8');
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
+    socket.once('close', () => reject(new Error(`the connection closed before the first ping: ${received}`)));
     socket.on('data', (text: string) => {
       received += text;
       if (received.includes(':ping')) resolve();
     });
-    socket.write(`GET ${pathname}/instances/events HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+    socket.write(`GET ${base}/instances/events HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
   });
   socket.pause();
   return { socket, received: () => received, closed };

@@ -1,0 +1,158 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
+import { call } from '../../support/http.js';
+import { proxyKernel, rawRequest, registerDetected } from './helpers.js';
+
+interface Result {
+  instanceId: string;
+  status: number;
+  body?: string;
+  contentType?: string;
+}
+
+const byId = (results: unknown) => [...(results as Result[])].sort((a, b) => a.instanceId.localeCompare(b.instanceId));
+
+test('GET fans out to every instance and answers one result each', async () => {
+  const [a, b, other] = [await FakeActuator.start(), await FakeActuator.start(), await FakeActuator.start()];
+  const tk = await proxyKernel();
+  try {
+    const ids = [registerDetected(tk, a, { name: 'shop' }), registerDetected(tk, b, { name: 'shop' })];
+    registerDetected(tk, other, { name: 'other' });
+    a.on('GET', '/info', { body: '{"n": 1}', contentType: ACTUATOR_V3 });
+    b.on('GET', '/info', { status: 503, body: 'down', contentType: 'text/plain' });
+    const res = await call('GET', `${tk.url}/applications/shop/actuator/info?x=1`, { headers: { 'accept-encoding': 'gzip' } });
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('content-type'), 'application/json');
+    const expected = [
+      { instanceId: ids[0]!, status: 200, body: '{"n": 1}', contentType: ACTUATOR_V3 },
+      { instanceId: ids[1]!, status: 503, body: 'down', contentType: 'text/plain' },
+    ].sort((x, y) => x.instanceId.localeCompare(y.instanceId));
+    assert.equal(byId(res.json), expected);
+    assert.is(a.requestsTo('/info').at(-1)?.url, '/actuator/info?x=1');
+    // Bodies come back as text, so the instances are asked for an unencoded one.
+    assert.is(a.requestsTo('/info').at(-1)?.headers['accept-encoding'], undefined);
+  } finally {
+    await tk.stop();
+    await Promise.all([a.close(), b.close(), other.close()]);
+  }
+});
+
+test('POST sends the same body to each instance; DELETE sends none; empty answers carry no body', async () => {
+  const [a, b] = [await FakeActuator.start(), await FakeActuator.start()];
+  const tk = await proxyKernel({ 'fan-out': { concurrency: 1 } });
+  try {
+    registerDetected(tk, a, { name: 'shop' });
+    registerDetected(tk, b, { name: 'shop' });
+    for (const fake of [a, b]) {
+      fake.on('POST', '/loggers/com.example', { status: 204 });
+      fake.on('DELETE', '/loggers/com.example', { status: 204 });
+    }
+    const posted = await call('POST', `${tk.url}/applications/shop/actuator/loggers/com.example`, { json: { configuredLevel: 'WARN' } });
+    assert.is(posted.status, 200);
+    for (const result of posted.json as Result[]) assert.equal(Object.keys(result).sort(), ['instanceId', 'status']);
+    for (const fake of [a, b]) {
+      const seen = fake.requestsTo('/loggers/com.example', 'POST').at(-1)!;
+      assert.is(seen.body.toString(), '{"configuredLevel":"WARN"}');
+      assert.is(seen.headers['content-type'], 'application/json');
+      assert.is(seen.headers['content-length'], String(seen.body.length));
+    }
+    const deleted = await call('DELETE', `${tk.url}/applications/shop/actuator/loggers/com.example`, { body: 'PAYLOAD' });
+    assert.equal((deleted.json as Result[]).map((r) => r.status), [204, 204]);
+    for (const fake of [a, b]) assert.is(fake.requestsTo('/loggers/com.example', 'DELETE').at(-1)?.body.length, 0);
+  } finally {
+    await tk.stop();
+    await a.close();
+    await b.close();
+  }
+});
+
+test('unknown application answers 200 []', async () => {
+  const tk = await proxyKernel();
+  try {
+    const res = await call('GET', `${tk.url}/applications/nobody/actuator/health`);
+    assert.is(res.status, 200);
+    assert.equal(res.json, []);
+  } finally {
+    await tk.stop();
+  }
+});
+
+test('per-instance failures use the proxy codes: 404, 502, 504, and 502 for an oversized body', async () => {
+  const [ok, slow, big] = [await FakeActuator.start(), await FakeActuator.start(), await FakeActuator.start()];
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const deadPort = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const tk = await proxyKernel({ timeout: '200ms', 'fan-out': { 'max-response-bytes': 1024 } });
+  try {
+    const missing = registerDetected(tk, ok, { name: 'mixed', endpoints: ['health'] });
+    const slowId = registerDetected(tk, slow, { name: 'mixed' });
+    const bigId = registerDetected(tk, big, { name: 'mixed' });
+    const { id: deadId } = tk.kernel.instances.register({
+      name: 'mixed', managementUrl: `http://127.0.0.1:${deadPort}/actuator`, healthUrl: `http://127.0.0.1:${deadPort}/actuator/health`,
+      serviceUrl: null, source: 'http-api', metadata: {},
+    });
+    tk.kernel.instances.apply(deadId, (await import('../../../core/plugin-api.js')).detectEndpointsCommand([
+      { id: 'env', url: `http://127.0.0.1:${deadPort}/actuator/env` },
+    ]));
+    slow.on('GET', '/env', { json: {}, delayMs: 5000 });
+    big.on('GET', '/env', { body: 'x'.repeat(4096), contentType: 'text/plain' });
+    const res = await call('GET', `${tk.url}/applications/mixed/actuator/env`);
+    assert.is(res.status, 200);
+    const statuses = Object.fromEntries((res.json as Result[]).map((r) => [r.instanceId, r.status]));
+    assert.equal(statuses, { [missing]: 404, [slowId]: 504, [bigId]: 502, [deadId]: 502 });
+    for (const result of res.json as Result[]) assert.is(result.body, undefined);
+  } finally {
+    await tk.stop();
+    await Promise.all([ok.close(), slow.close(), big.close()]);
+  }
+});
+
+test('a body timeout while collecting and a reset mid-body count as 504 and 502', async () => {
+  const [drip, broken] = [await FakeActuator.start(), await FakeActuator.start()];
+  const tk = await proxyKernel({ timeout: '300ms' });
+  try {
+    const dripId = registerDetected(tk, drip, { name: 'bodies' });
+    const brokenId = registerDetected(tk, broken, { name: 'bodies' });
+    drip.on('GET', '/env', { handler: (_req, res) => { res.writeHead(200); res.write('partial'); } });
+    broken.on('GET', '/env', {
+      handler: (_req, res) => {
+        res.writeHead(200, { 'content-length': '1000' });
+        res.write('partial', () => res.socket?.destroy());
+      },
+    });
+    const res = await call('GET', `${tk.url}/applications/bodies/actuator/env`);
+    const statuses = Object.fromEntries((res.json as Result[]).map((r) => [r.instanceId, r.status]));
+    assert.equal(statuses, { [dripId]: 504, [brokenId]: 502 });
+  } finally {
+    await tk.stop();
+    await drip.close();
+    await broken.close();
+  }
+});
+
+test('a fan-out body over 1 MiB is 413; an unsafe path is 400 before any call', async () => {
+  const fake = await FakeActuator.start();
+  const tk = await proxyKernel();
+  try {
+    registerDetected(tk, fake, { name: 'shop' });
+    const big = Buffer.alloc(1024 * 1024 + 1, 97);
+    const declared = await rawRequest(tk.url, 'POST', '/applications/shop/actuator/env', { 'content-type': 'text/plain' }, big);
+    assert.is(declared.status, 413);
+    const chunked = await rawRequest(tk.url, 'POST', '/applications/shop/actuator/env', { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' }, big);
+    assert.is(chunked.status, 413);
+    const unsafe = await rawRequest(tk.url, 'GET', '/applications/shop/actuator/health/%2e%2e/env');
+    assert.is(unsafe.status, 400);
+    const none = await rawRequest(tk.url, 'GET', '/applications/shop/actuator');
+    assert.is(none.status, 404);
+    assert.is(fake.requests.length, 0);
+  } finally {
+    await tk.stop();
+    await fake.close();
+  }
+});
+
+test.run();
