@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { detectEndpointsCommand } from '../../../core/plugin-api.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';
 import { proxyKernel, rawRequest, registerDetected } from './helpers.js';
@@ -80,57 +81,55 @@ test('unknown application answers 200 []', async () => {
   }
 });
 
-test('per-instance failures use the proxy codes: 404, 502, 504, and 502 for an oversized body', async () => {
-  const [ok, slow, big] = [await FakeActuator.start(), await FakeActuator.start(), await FakeActuator.start()];
+test('per-instance failures use the proxy codes: 404, 502 (refused, reset mid-body, oversized body)', async () => {
+  const [ok, big, broken] = [await FakeActuator.start(), await FakeActuator.start(), await FakeActuator.start()];
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const deadPort = (server.address() as AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  const tk = await proxyKernel({ timeout: '200ms', 'fan-out': { 'max-response-bytes': 1024 } });
+  const tk = await proxyKernel({ 'fan-out': { 'max-response-bytes': 1024 } });
   try {
     const missing = registerDetected(tk, ok, { name: 'mixed', endpoints: ['health'] });
-    const slowId = registerDetected(tk, slow, { name: 'mixed' });
     const bigId = registerDetected(tk, big, { name: 'mixed' });
+    const brokenId = registerDetected(tk, broken, { name: 'mixed' });
     const { id: deadId } = tk.kernel.instances.register({
       name: 'mixed', managementUrl: `http://127.0.0.1:${deadPort}/actuator`, healthUrl: `http://127.0.0.1:${deadPort}/actuator/health`,
       serviceUrl: null, source: 'http-api', metadata: {},
     });
-    tk.kernel.instances.apply(deadId, (await import('../../../core/plugin-api.js')).detectEndpointsCommand([
-      { id: 'env', url: `http://127.0.0.1:${deadPort}/actuator/env` },
-    ]));
-    slow.on('GET', '/env', { json: {}, delayMs: 5000 });
+    tk.kernel.instances.apply(deadId, detectEndpointsCommand([{ id: 'env', url: `http://127.0.0.1:${deadPort}/actuator/env` }]));
     big.on('GET', '/env', { body: 'x'.repeat(4096), contentType: 'text/plain' });
-    const res = await call('GET', `${tk.url}/applications/mixed/actuator/env`);
-    assert.is(res.status, 200);
-    const statuses = Object.fromEntries((res.json as Result[]).map((r) => [r.instanceId, r.status]));
-    assert.equal(statuses, { [missing]: 404, [slowId]: 504, [bigId]: 502, [deadId]: 502 });
-    for (const result of res.json as Result[]) assert.is(result.body, undefined);
-  } finally {
-    await tk.stop();
-    await Promise.all([ok.close(), slow.close(), big.close()]);
-  }
-});
-
-test('a body timeout while collecting and a reset mid-body count as 504 and 502', async () => {
-  const [drip, broken] = [await FakeActuator.start(), await FakeActuator.start()];
-  const tk = await proxyKernel({ timeout: '300ms' });
-  try {
-    const dripId = registerDetected(tk, drip, { name: 'bodies' });
-    const brokenId = registerDetected(tk, broken, { name: 'bodies' });
-    drip.on('GET', '/env', { handler: (_req, res) => { res.writeHead(200); res.write('partial'); } });
     broken.on('GET', '/env', {
       handler: (_req, res) => {
         res.writeHead(200, { 'content-length': '1000' });
         res.write('partial', () => res.socket?.destroy());
       },
     });
-    const res = await call('GET', `${tk.url}/applications/bodies/actuator/env`);
+    const res = await call('GET', `${tk.url}/applications/mixed/actuator/env`);
+    assert.is(res.status, 200);
     const statuses = Object.fromEntries((res.json as Result[]).map((r) => [r.instanceId, r.status]));
-    assert.equal(statuses, { [dripId]: 504, [brokenId]: 502 });
+    assert.equal(statuses, { [missing]: 404, [bigId]: 502, [brokenId]: 502, [deadId]: 502 });
+    for (const result of res.json as Result[]) assert.is(result.body, undefined);
   } finally {
     await tk.stop();
+    await Promise.all([ok.close(), big.close(), broken.close()]);
+  }
+});
+
+test('proxy.timeout covers the whole exchange of each instance: no headers, or a body that never ends, is 504', async () => {
+  const [silent, drip] = [await FakeActuator.start(), await FakeActuator.start()];
+  const tk = await proxyKernel({ timeout: '300ms' });
+  try {
+    const silentId = registerDetected(tk, silent, { name: 'slow' });
+    const dripId = registerDetected(tk, drip, { name: 'slow' });
+    silent.on('GET', '/env', { handler: () => undefined });
+    drip.on('GET', '/env', { handler: (_req, res) => { res.writeHead(200); res.write('partial'); } });
+    const res = await call('GET', `${tk.url}/applications/slow/actuator/env`);
+    const statuses = Object.fromEntries((res.json as Result[]).map((r) => [r.instanceId, r.status]));
+    assert.equal(statuses, { [silentId]: 504, [dripId]: 504 });
+  } finally {
+    await tk.stop();
+    await silent.close();
     await drip.close();
-    await broken.close();
   }
 });
 
