@@ -1,6 +1,6 @@
 import { HttpError, type HttpMethod, type Instance, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
 import { BODY_METHODS, collectBody, readRequestBody } from './body.js';
-import { Exchange } from './exchange.js';
+import type { Exchange } from './exchange.js';
 import { ClientGoneError, callUpstream, upstreamFailure } from './forward.js';
 import { upstreamHeaders } from './headers.js';
 import { mapLimit } from './map-limit.js';
@@ -42,14 +42,14 @@ export function applicationProxy(ctx: PluginContext<unknown>, runtime: ProxyRunt
     else req.resume();
     const members = ctx.instances.list(req.params.name!);
 
-    const parent = new Exchange().follow(ctx.signal, 'shutdown');
+    const parent = runtime.calls.child();
     const onClose = () => {
       if (!res.writableFinished) parent.abort('client-gone');
     };
     res.once('close', onClose);
     try {
       const callOne = async (instance: Instance): Promise<FanOutResult> => {
-        const exchange = new Exchange().follow(parent.signal, 'client-gone');
+        const exchange = parent.child();
         let target: Target | undefined;
         try {
           target = await resolver.resolve(instance, proxyPath);

@@ -2,7 +2,9 @@ import { isIP } from 'node:net';
 import * as yup from 'yup';
 import { duration } from '../../core/plugin-api.js';
 
-const unknownKeys = '${path} has unknown key(s): ${unknown}';
+// `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting and then has
+// none left to report; a typo in `proxy:` must not pass silently (CONTRACT §2).
+const unknownKeys = '${path} has unknown key(s): ${properties}';
 
 /** SBA's `spring.boot.admin.instance-proxy.ignored-headers` default. */
 export const DEFAULT_IGNORED_HEADERS = ['Cookie', 'Set-Cookie', 'Authorization'] as const;
@@ -36,12 +38,12 @@ export const proxyConfigSchema = yup.object({
   'fan-out': yup.object({
     concurrency: yup.number().integer().min(1).max(256).default(8),
     'max-response-bytes': yup.number().integer().min(1).default(10 * 1024 * 1024),
-  }).noUnknown(true, unknownKeys).default({}),
+  }).exact(unknownKeys).default({}),
   'ssrf-protection': yup.object({
     enabled: yup.boolean().default(false),
     'allowed-cidrs': yup.array(cidr).default([]),
     'allowed-schemes': yup.array(yup.string().trim().lowercase().min(1).required()).default(['http', 'https']),
-  }).noUnknown(true, unknownKeys).default({}),
-}).noUnknown(true, unknownKeys).default({});
+  }).exact(unknownKeys).default({}),
+}).exact(unknownKeys).default({});
 
 export type ProxyConfig = yup.InferType<typeof proxyConfigSchema>;

@@ -8,9 +8,9 @@ import { SsrfGuard } from './ssrf.js';
 
 const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-// The kernel hands each lifecycle step a fresh context; its shutdown signal is the one object that
-// stays the same for a kernel run, so it keys that run's state (tests run many kernels at once).
-const runtimes = new WeakMap<AbortSignal, ProxyRuntime>();
+// One plugin object serves every kernel in the process (tests run many); each kernel gives it one
+// context for its whole life, which keys that kernel's runtime.
+const runtimes = new WeakMap<PluginContext<ProxyConfig>, ProxyRuntime>();
 
 /**
  * `proxy`: the management-endpoint proxy (reference §7). `/instances/{id}/actuator/**` streams
@@ -25,8 +25,9 @@ export default definePlugin<ProxyConfig>({
   setup(ctx) {
     const ssrf = ctx.config['ssrf-protection'];
     const guard = ssrf.enabled ? new SsrfGuard(ssrf) : undefined;
-    const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.instances, ctx.services, guard), ctx.log, guard);
-    runtimes.set(ctx.signal, runtime);
+    const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.instances, ctx.services, guard, ctx.config.timeout), ctx.log, guard);
+    runtimes.set(ctx, runtime);
+    runtime.calls.follow(ctx.signal, 'shutdown');
     const plain = ctx as PluginContext<unknown>;
     // The bare `/actuator` forms exist to answer "no endpoint specified" like the rest of the proxy.
     for (const path of ['/instances/:id/actuator', '/instances/:id/actuator/*']) {
@@ -37,10 +38,10 @@ export default definePlugin<ProxyConfig>({
     }
   },
   start(ctx) {
-    runtimes.get(ctx.signal)?.open();
+    runtimes.get(ctx)?.open();
   },
   async stop(ctx) {
-    await runtimes.get(ctx.signal)?.close();
-    runtimes.delete(ctx.signal);
+    await runtimes.get(ctx)?.close();
+    runtimes.delete(ctx);
   },
 });

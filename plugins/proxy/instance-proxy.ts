@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { HttpError, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
 import { BODY_METHODS } from './body.js';
-import { Exchange } from './exchange.js';
 import { ClientGoneError, callUpstream } from './forward.js';
 import { filterHeaders, upstreamHeaders } from './headers.js';
 import { rawProxyPath } from './request-path.js';
@@ -26,7 +25,7 @@ export function instanceProxy(ctx: PluginContext<unknown>, runtime: ProxyRuntime
     const method = req.method as HttpMethod;
     const withBody = BODY_METHODS.has(method);
     if (!withBody) req.resume(); // a DELETE body is dropped, as SBA does; read it off the socket
-    const exchange = new Exchange().follow(ctx.signal, 'shutdown');
+    const exchange = runtime.calls.child();
     const onClose = () => {
       if (!res.writableFinished) exchange.abort('client-gone');
     };
@@ -54,7 +53,10 @@ export function instanceProxy(ctx: PluginContext<unknown>, runtime: ProxyRuntime
         log.debug(`proxied body of ${target.endpointId} from ${target.origin} ended early: ${(error as Error).message}`);
       }
     } catch (error) {
-      if (!(error instanceof ClientGoneError)) throw error;
+      if (!(error instanceof ClientGoneError)) {
+        log.debug(`${method} ${target.endpointId} of ${id} failed: ${(error as Error).message}`);
+        throw error;
+      }
       res.destroy();
     } finally {
       res.off('close', onClose);

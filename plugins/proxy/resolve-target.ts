@@ -17,14 +17,15 @@ export interface TargetResolver {
   resolve(instance: Instance, proxyPath: ProxyPath): Promise<Target>;
 }
 
-export function targetResolver(instances: Registry, services: Services, guard: SsrfGuard | undefined): TargetResolver {
+export function targetResolver(instances: Registry, services: Services, guard: SsrfGuard | undefined, timeoutMs: number): TargetResolver {
   return {
     async resolve(instance, proxyPath) {
       let url = endpointUrl(instance, proxyPath.endpointId);
-      const detector = services.use(ENDPOINT_DETECTOR);
-      if (url === undefined && detector && instance.registered) {
-        // A failed detection is the detector's to log; here it just means "not found".
-        await detector.ensureDetected(instance.id).catch(() => undefined);
+      // Only an instance with nothing detected yet is worth a detection: asking again for every
+      // unknown endpoint id would let callers make Vigil hammer the instance.
+      const detector = instance.registered && instance.endpoints.length === 0 ? services.use(ENDPOINT_DETECTOR) : undefined;
+      if (url === undefined && detector) {
+        await boundedDetection(detector, instance.id, timeoutMs);
         const fresh = instances.get(instance.id);
         url = fresh ? endpointUrl(fresh, proxyPath.endpointId) : undefined;
       }
@@ -37,4 +38,17 @@ export function targetResolver(instances: Registry, services: Services, guard: S
       return buildTarget(endpoint, proxyPath);
     },
   };
+}
+
+/** Waits for a detection at most `timeoutMs`; a failure or a late answer just means "not found". */
+async function boundedDetection(detector: EndpointDetector, id: string, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  try {
+    await Promise.race([detector.ensureDetected(id).catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

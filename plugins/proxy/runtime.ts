@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { HttpError, type Logger } from '../../core/plugin-api.js';
 import type { ProxyConfig } from './config-schema.js';
+import { Exchange } from './exchange.js';
 import { ignoredSet } from './headers.js';
 import type { TargetResolver } from './resolve-target.js';
 import type { SsrfGuard } from './ssrf.js';
@@ -14,6 +15,8 @@ const CLOSE_GRACE_MS = 1000;
  */
 export class ProxyRuntime {
   readonly ignored: ReadonlySet<string>;
+  /** Parent of every in-flight exchange; aborted (cause `shutdown`) when the kernel stops. */
+  readonly calls = new Exchange();
   #agent: Agent | undefined;
 
   constructor(

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HttpError, defineToken, detectEndpointsCommand, type VigilPlugin } from '../../../core/plugin-api.js';
+import { defineToken, detectEndpointsCommand, type Registry, type VigilPlugin } from '../../../core/plugin-api.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';
 import { proxyKernel, rawRequest, registerDetected } from './helpers.js';
@@ -252,34 +252,37 @@ test('works under a context path', async () => {
   }
 });
 
-test('an endpoint-detector service, when present, is asked before answering 404', async () => {
+test('an endpoint-detector service, when present, is asked for an instance with nothing detected yet', async () => {
   const fake = await FakeActuator.start();
   const asked: string[] = [];
-  let kernelRef: { apply: (id: string, command: ReturnType<typeof detectEndpointsCommand>) => unknown } | undefined;
+  let registry: Registry | undefined;
   const detector: VigilPlugin<never> = {
     name: 'test-detector',
     configKey: null,
     setup(ctx) {
-      kernelRef = ctx.instances;
+      registry = ctx.instances;
       ctx.services.provide(defineToken<{ ensureDetected(id: string): Promise<void> }>('vigil.endpoint-detector'), {
         async ensureDetected(id) {
           asked.push(id);
-          if (id.startsWith('f')) throw new HttpError(500, 'detector failed');
-          kernelRef!.apply(id, detectEndpointsCommand([{ id: 'info', url: fake.endpointUrl('info') }]));
+          if (registry!.get(id)?.registration?.name === 'broken') throw new Error('detector failed');
+          registry!.apply(id, detectEndpointsCommand([{ id: 'info', url: fake.endpointUrl('info') }]));
         },
       });
     },
   };
   const tk = await proxyKernel({}, [detector]);
   try {
-    const { id } = tk.kernel.instances.register({
-      name: 'lazy', managementUrl: fake.managementUrl, healthUrl: fake.healthUrl, serviceUrl: null, source: 'http-api', metadata: {},
-    });
+    const registration = { managementUrl: fake.managementUrl, serviceUrl: null, source: 'http-api', metadata: {} };
+    const { id } = tk.kernel.instances.register({ ...registration, name: 'lazy', healthUrl: fake.healthUrl });
     const res = await call('GET', `${tk.url}/instances/${id}/actuator/info`);
     assert.is(res.status, 200);
     assert.equal(asked, [id]);
-    const missing = await call('GET', `${tk.url}/instances/${id}/actuator/beans`);
-    assert.is(missing.status, 404);
+    // Detected now: an unknown id is 404 without another detection.
+    assert.is((await call('GET', `${tk.url}/instances/${id}/actuator/beans`)).status, 404);
+    assert.equal(asked, [id]);
+    const { id: brokenId } = tk.kernel.instances.register({ ...registration, name: 'broken', healthUrl: `${fake.healthUrl}?b` });
+    assert.is((await call('GET', `${tk.url}/instances/${brokenId}/actuator/info`)).status, 404);
+    assert.equal(asked, [id, brokenId]);
   } finally {
     await tk.stop();
     await fake.close();

@@ -8,7 +8,6 @@ import { parseCidr, proxyConfigSchema } from '../../../plugins/proxy/config-sche
 import { Exchange } from '../../../plugins/proxy/exchange.js';
 import { ClientGoneError, upstreamFailure } from '../../../plugins/proxy/forward.js';
 import { DEFAULT_ACCEPT, filterHeaders, ignoredSet, upstreamHeaders } from '../../../plugins/proxy/headers.js';
-import proxyPlugin from '../../../plugins/proxy/index.js';
 import { mapLimit } from '../../../plugins/proxy/map-limit.js';
 import { rawProxyPath } from '../../../plugins/proxy/request-path.js';
 import { ProxyRuntime } from '../../../plugins/proxy/runtime.js';
@@ -85,12 +84,15 @@ test('config: defaults, durations, unknown keys and bad CIDRs', async () => {
   assert.is(custom.timeout, 2000);
   assert.is(custom['body-idle-timeout'], 0);
   assert.equal(custom['ssrf-protection']['allowed-schemes'], ['https']);
-  const problems = await checkPlugin(proxyPlugin as never, {
+  const problems = await checkPlugin('proxy', {
     proxy: { timeot: '1s', timeout: 'soon', 'fan-out': { extra: 1 }, 'ssrf-protection': { 'allowed-cidrs': ['10.0.0.0/33', 'nope'] } },
   });
   const text = problems.join('\n');
   for (const expected of ['timeot', 'proxy.timeout', 'extra', '10.0.0.0/33', 'nope']) assert.match(text, expected);
-  assert.equal(await checkPlugin(proxyPlugin as never, { proxy: { 'ssrf-protection': { enabled: true, 'allowed-cidrs': ['::1', '10.0.0.0/8'] } } }), []);
+  // A lone typo, with nothing else wrong, must still be reported.
+  assert.match((await checkPlugin('proxy', { proxy: { 'fan-out': { concurency: 2 } } })).join('\n'), 'concurency');
+  assert.match((await checkPlugin('proxy', { proxy: { timout: '1s' } })).join('\n'), 'timout');
+  assert.equal(await checkPlugin('proxy', { proxy: { 'ssrf-protection': { enabled: true, 'allowed-cidrs': ['::1', '10.0.0.0/8'] } } }), []);
 });
 
 test('parseCidr accepts addresses and prefixes of both families', () => {
@@ -114,14 +116,23 @@ test('mapLimit keeps order and never runs more than the limit at once', async ()
   assert.equal(await mapLimit([], 4, async () => 1), []);
 });
 
-test('Exchange records the first cause; a dead signal aborts at once', () => {
-  const parent = new AbortController();
-  parent.abort();
-  const exchange = new Exchange().follow(parent.signal, 'shutdown');
-  exchange.abort('timeout');
-  assert.is(exchange.cause, 'shutdown');
-  assert.ok(exchange.signal.aborted);
-  exchange.dispose();
+test('Exchange: the first cause wins, aborts cascade to children, a dead parent aborts new children', () => {
+  const shutdown = new AbortController();
+  const root = new Exchange().follow(shutdown.signal, 'shutdown');
+  const request = root.child();
+  const instance = request.child();
+  const finished = root.child();
+  finished.dispose();
+  shutdown.abort();
+  assert.is(request.cause, 'shutdown');
+  assert.is(instance.cause, 'shutdown');
+  assert.ok(instance.signal.aborted);
+  assert.is(finished.cause, undefined);
+  request.abort('timeout');
+  assert.is(request.cause, 'shutdown');
+  assert.is(root.child().cause, 'shutdown');
+  const late = new Exchange().follow(shutdown.signal, 'client-gone');
+  assert.is(late.cause, 'client-gone');
 });
 
 test('upstreamFailure maps causes and codes to 504, 502, 403 or "client gone"', () => {
