@@ -36,6 +36,7 @@ export { endpointUrl, visibleEndpoints } from './store/instance.js';
 export { statusInfo, severity } from './store/status.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
+export { readBody } from './http/read-body.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
@@ -268,6 +269,18 @@ export interface InstanceHttpClient {
 }
 
 export const INSTANCE_HTTP = defineToken<InstanceHttpClient>('vigil.instance-http');
+
+/**
+ * The instance client, looked up when it is needed rather than at setup: a missing provider then
+ * fails that call with a message naming what is missing, instead of failing start-up.
+ */
+export function instanceHttpOf(services: Services): () => InstanceHttpClient {
+  return () => {
+    const client = services.use(INSTANCE_HTTP);
+    if (!client) throw new Error(`no instance HTTP client (${INSTANCE_HTTP.key}): it is provided by the "monitor" plugin`);
+    return client;
+  };
+}
 
 /** Helper for plugin authors: gives a plugin object its type without changing it. */
 export function definePlugin<Config>(plugin: VigilPlugin<Config>): VigilPlugin<Config> {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './http-error.js';
+import { readBody } from './read-body.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -15,22 +16,7 @@ export async function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT): Pr
     req.resume();
     throw new HttpError(415, `Content-Type must be application/json, got ${type ? JSON.stringify(type) : 'none'}`);
   }
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    throw new HttpError(413, `request body exceeds the limit of ${limit} bytes`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      throw new HttpError(413, `request body exceeds the limit of ${limit} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = (await readBody(req, limit)).toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'request body is empty; expected a JSON document');
   try {
     return JSON.parse(text);

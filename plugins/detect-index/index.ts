@@ -1,6 +1,5 @@
-import { DETECTION_STRATEGY, definePlugin } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, definePlugin, instanceHttpOf } from '../../core/plugin-api.js';
 import { indexStrategy } from './index-strategy.js';
-import { instanceHttpOf } from './instance-http.js';
 
 /**
  * `detect-index`: endpoint detection by the actuator index query, SBA's first choice

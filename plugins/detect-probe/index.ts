@@ -1,6 +1,5 @@
-import { DETECTION_STRATEGY, definePlugin } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, definePlugin, instanceHttpOf } from '../../core/plugin-api.js';
 import { probedEndpointsSchema } from './config.js';
-import { instanceHttpOf } from './instance-http.js';
 import { parseProbeEntry, type ProbeEntry } from './probe-entry.js';
 import { probeStrategy } from './probe-strategy.js';
 
