@@ -8,11 +8,11 @@ import { FakeActuator } from '../support/fake-actuator.js';
 import { repoRoot } from '../support/paths.js';
 import { instanceWith, registerAndDetect } from './detect-index/fixtures.js';
 
-// The example is plain JS at the repository root, next to neither the sources nor the compiled
+// The example is plain JS among the test fixtures, next to neither the sources nor the compiled
 // tests; `plugins:` paths resolve from baseDir, two levels below the root, as in a config file.
 const baseDir = join(repoRoot, 'test', 'plugins');
-const entry = '../../examples/vigil-plugin-detect-static';
-const packageDir = join(repoRoot, 'examples', 'vigil-plugin-detect-static');
+const entry = '../fixtures/vigil-plugin-detect-static';
+const packageDir = join(repoRoot, 'test', 'fixtures', 'vigil-plugin-detect-static');
 
 test('the example loads by path and its strategy runs before the index', async () => {
   const fake = await FakeActuator.start({ links: ['health', 'info', 'metrics'] });
