@@ -6,6 +6,7 @@ import type { KernelConfig } from '../config/kernel-schema.js';
 import { EventBus } from './bus.js';
 import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
+import { answerProtocolErrors } from './http/protocol-errors.js';
 import { Router } from './http/router.js';
 import type { HttpMethod, Logger, PluginContext } from './plugin-api.js';
 import { PluginHost } from './plugin-host.js';
@@ -95,7 +96,9 @@ export class Kernel {
     this.#phase = 'starting';
     try {
       await this.#host.setup();
-      this.#server = createServer(this.#router.build());
+      // Host is checked by the router, so that a request without one also gets a JSON error.
+      this.#server = createServer({ requireHostHeader: false }, this.#router.build());
+      answerProtocolErrors(this.#server, this.#router);
       await listen(this.#server, this.#settings.port, this.#settings.host);
       const { port } = this.#server.address() as AddressInfo;
       const host = this.#settings.host.includes(':') ? `[${this.#settings.host}]` : this.#settings.host;

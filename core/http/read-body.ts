@@ -13,14 +13,20 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  // Leaving the loop must not destroy the request: that would reset the socket before the 413.
-  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume(); // drain the rest, so the connection stays usable
-      throw new HttpError(413, `request body exceeds the limit of ${limit} bytes`);
+  try {
+    // Leaving the loop must not destroy the request: that would reset the socket before the 413.
+    for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        req.resume(); // drain the rest, so the connection stays usable
+        throw new HttpError(413, `request body exceeds the limit of ${limit} bytes`);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    // The client closed mid-body or sent broken chunked framing: its fault, not a server error.
+    throw new HttpError(400, `request body is incomplete: ${error instanceof Error ? error.message : String(error)}`);
   }
   return Buffer.concat(chunks);
 }

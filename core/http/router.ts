@@ -67,7 +67,16 @@ export class Router {
         await route.handler(req as VigilRequest, res);
       });
     }
-    return (req, res) => app.handler(req as Request, res, undefined as never);
+    return (req, res) => {
+      // RFC 9112 §3.2. Node's own check (`requireHostHeader`, off in the kernel) answers without a JSON body.
+      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+        const request = req as VigilRequest;
+        request.path = (req.url ?? '/').split('?')[0]!;
+        this.sendError(request, res, 400, 'the Host header is required in HTTP/1.1', { connection: 'close' });
+        return;
+      }
+      app.handler(req as Request, res, undefined as never);
+    };
   }
 
   sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -6,6 +6,8 @@ export type ParseResult =
 
 const MAX_NAME = 512;
 const MAX_URL = 4096;
+/** Nested metadata is flattened recursively; a 1 MiB body could nest 200,000 deep and overflow the stack. */
+export const MAX_METADATA_DEPTH = 32;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
@@ -119,17 +121,23 @@ function parseMetadata(value: unknown, problems: string[]): Record<string, strin
     return {};
   }
   const metadata: Record<string, string> = {};
-  const flatten = (object: object, prefix: string) => {
+  const flatten = (object: object, prefix: string, depth: number): boolean => {
+    if (depth > MAX_METADATA_DEPTH) {
+      problems.push(`'metadata' must not nest objects more than ${MAX_METADATA_DEPTH} levels deep`);
+      return false;
+    }
     for (const [key, entry] of Object.entries(object)) {
       const path = `${prefix}${key}`;
       if (typeof entry === 'string') metadata[path] = entry;
       else if (typeof entry === 'number' || typeof entry === 'boolean') metadata[path] = String(entry);
       else if (entry === null) continue;
-      else if (typeof entry === 'object' && !Array.isArray(entry)) flatten(entry, `${path}.`);
-      else problems.push(`'metadata.${path}' must be a string, number, boolean or object, got ${typeName(entry)}`);
+      else if (typeof entry === 'object' && !Array.isArray(entry)) {
+        if (!flatten(entry, `${path}.`, depth + 1)) return false;
+      } else problems.push(`'metadata.${path}' must be a string, number, boolean or object, got ${typeName(entry)}`);
     }
+    return true;
   };
-  flatten(value, '');
+  flatten(value, '', 1);
   return metadata;
 }
 

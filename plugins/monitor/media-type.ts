@@ -16,15 +16,34 @@ export function isJsonType(contentType: string): boolean {
   return JSON_TYPES.has(essence);
 }
 
-/** Parses a JSON object body; undefined for an empty body, malformed JSON or a non-object. */
+/**
+ * How deeply an instance's JSON may nest. Health details and info are stored and later serialised
+ * for every response and stream; `JSON.stringify` recurses, so a 30 KB body nested 5,000 deep
+ * would make each of them fail. Real actuator bodies nest a handful of levels.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Parses a JSON object body; undefined for an empty body, malformed JSON, a non-object or one nested too deeply. */
 export function parseJsonObject(body: Buffer): Record<string, unknown> | undefined {
   if (body.length === 0) return undefined;
   try {
     const value: unknown = JSON.parse(body.toString('utf8'));
-    return isPlainObject(value) ? value : undefined;
+    return isPlainObject(value) && nestsWithin(value, MAX_JSON_DEPTH) ? value : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Iterative, so measuring the depth cannot overflow the stack itself. */
+function nestsWithin(value: object, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > max) return false;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return true;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
-import { HttpError, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
-import { lastEventIdOf } from './frames.js';
+import type { ServerResponse } from 'node:http';
+import { HttpError, type PluginContext, type RouteHandler, type VigilRequest } from '../../core/plugin-api.js';
+import { STREAM_HEADERS, lastEventIdOf } from './frames.js';
 import type { StreamHub } from './hub.js';
 import type { Topic } from './topic.js';
 
@@ -10,7 +11,13 @@ const SSE = 'text/event-stream';
  * streams, and SBA's Accept-header forms, which fall through to the JSON routes otherwise.
  */
 export function streamRoutes({ http, instances }: PluginContext<unknown>, hub: StreamHub): void {
-  const open = (topic: Topic): RouteHandler => (req, res) => hub.subscribe(res, topic, lastEventIdOf(req));
+  // HEAD gets a GET's headers and ends: Node ignores body writes on a HEAD response and holds the
+  // headers back until the first one, so a subscribed HEAD would never be answered at all.
+  const stream = (req: VigilRequest, res: ServerResponse, topic: Topic): void => {
+    if (req.method === 'HEAD') res.writeHead(200, STREAM_HEADERS).end();
+    else hub.subscribe(res, topic, lastEventIdOf(req));
+  };
+  const open = (topic: Topic): RouteHandler => (req, res) => stream(req, res, topic);
   const applications = open({ kind: 'applications' });
 
   const oneInstance: RouteHandler = (req, res) => {
@@ -18,7 +25,7 @@ export function streamRoutes({ http, instances }: PluginContext<unknown>, hub: S
     // Unknown means never seen or no longer held; a deregistered instance still held may be watched.
     // Checked before anything is written, so the 404 is the ordinary JSON error.
     if (!instances.get(id)) throw new HttpError(404, `instance ${id} not found`);
-    hub.subscribe(res, { kind: 'instance', id }, lastEventIdOf(req));
+    stream(req, res, { kind: 'instance', id });
   };
 
   http.route('GET', '/instances/events', open({ kind: 'events' }), { accepts: SSE });
