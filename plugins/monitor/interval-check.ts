@@ -31,6 +31,8 @@ export interface IntervalCheckOptions extends Cadence {
 interface Entry {
   readonly phase: number;
   failures: number;
+  /** When the latest check was due (periodic) or asked for (event): the age of its result counts from here. */
+  lastAt: number;
   /** When the next periodic check is due, once scheduled. */
   due: number | undefined;
   /** The wheel bucket holding the entry while scheduled. */
@@ -44,9 +46,9 @@ interface Entry {
 /**
  * The "when" of one kind of check (SBA's IntervalCheck plus its event-driven trigger entry):
  * `now(id)` runs a check at once, and after each check the instance is due again on its own
- * phase (see schedule-math). One timer drives a hashed timing wheel of buckets, so the cost of a
- * tick is the number of instances due, not the number known; an instance never has two checks
- * of one kind running at once.
+ * phase, one interval after the previous check was due (see schedule-math `nextDue`). One timer
+ * drives a hashed timing wheel of buckets, so the cost of a tick is the number of instances
+ * due, not the number known; an instance never has two checks of one kind running at once.
  */
 export class IntervalCheck {
   readonly #entries = new Map<string, Entry>();
@@ -90,7 +92,7 @@ export class IntervalCheck {
     if (this.#stopped) return;
     let entry = this.#entries.get(id);
     if (!entry) {
-      entry = { phase: phaseOf(id, this.options.interval), failures: 0, due: undefined, slot: undefined, running: undefined, again: false };
+      entry = { phase: phaseOf(id, this.options.interval), failures: 0, lastAt: this.#clock.now(), due: undefined, slot: undefined, running: undefined, again: false };
       this.#entries.set(id, entry);
     }
     if (entry.running) {
@@ -98,7 +100,7 @@ export class IntervalCheck {
       return;
     }
     this.#unschedule(id, entry);
-    this.#run(id, entry);
+    this.#run(id, entry, this.#clock.now());
   }
 
   /** Forgets the instance and aborts its running check (DEREGISTERED). */
@@ -132,16 +134,19 @@ export class IntervalCheck {
       for (const id of bucket) {
         const entry = this.#entries.get(id);
         if (!entry || entry.running) continue;
+        const due = entry.due!;
         entry.due = undefined;
         entry.slot = undefined;
-        this.#run(id, entry);
+        // The slot may come up to one granularity before the due instant; the cadence counts from the due one.
+        this.#run(id, entry, due);
       }
     }
   }
 
-  #run(id: string, entry: Entry): void {
+  #run(id: string, entry: Entry, at: number): void {
     const controller = new AbortController();
     entry.running = controller;
+    entry.lastAt = at;
     const { check, limiter, log, name } = this.options;
     limiter
       .run<CheckOutcome>(() => (controller.signal.aborted ? Promise.resolve('skipped') : check(id, controller.signal)))
@@ -163,12 +168,13 @@ export class IntervalCheck {
     }
     if (outcome === 'error') entry.failures += 1;
     else if (outcome === 'ok') entry.failures = 0;
+    const now = this.#clock.now();
     if (entry.again) {
       entry.again = false;
-      this.#run(id, entry);
+      this.#run(id, entry, now);
       return;
     }
-    this.#schedule(id, entry, nextDue(this.#clock.now(), entry.failures, entry.phase, this.options));
+    this.#schedule(id, entry, nextDue(entry.lastAt, now, entry.failures, entry.phase, this.options, this.#granularity));
   }
 
   #schedule(id: string, entry: Entry, due: number): void {

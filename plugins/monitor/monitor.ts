@@ -7,7 +7,7 @@ import { FlapDamper } from './flap-damper.js';
 import { InfoUpdater } from './info-updater.js';
 import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
 import { IntervalCheck } from './interval-check.js';
-import { StatusUpdater } from './status-updater.js';
+import { statusCallCutOff, StatusUpdater } from './status-updater.js';
 import { subscribeTriggers, type Checks } from './triggers.js';
 
 interface Running {
@@ -49,7 +49,10 @@ export class Monitor {
     const config = ctx.config;
     const { instances: registry, log } = ctx;
     if (config['default-timeout'] > config['status-interval']) {
-      log.warn('monitor.default-timeout is longer than monitor.status-interval: a slow instance is checked less often than configured');
+      // As SBA warns: the per-request time-out cannot take full effect.
+      const cutOff = statusCallCutOff(config['status-interval']);
+      const effect = cutOff > 0 ? `a status check is cut off after ${cutOff} ms (|status-interval - 1 s|)` : 'a slow instance is checked less often than configured';
+      log.warn(`monitor.default-timeout is longer than monitor.status-interval: ${effect}`);
     }
     const strategies = ctx.services.collect(DETECTION_STRATEGY);
     if (strategies.length === 0) log.info('no detection strategy loaded: endpoints are not detected');
@@ -64,6 +67,7 @@ export class Monitor {
       damper: this.#damper,
       detection: config['status-change-detection'],
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      callCutOff: statusCallCutOff(config['status-interval']),
       log,
     });
     const info = new InfoUpdater(registry, this.#client, DEFAULT_MAX_BODY_BYTES);

@@ -14,6 +14,7 @@ export function phaseOf(id: string, interval: number): number {
 /**
  * Vigil's per-instance backoff (SBA has none; its max-backoff only restarts a crashed loop):
  * after `failures` consecutive failed calls, wait interval × 2^(failures-1), at most `maxBackoff`.
+ * One failure therefore keeps the normal cadence; the second doubles it, and so on.
  */
 export function backoffOf(failures: number, interval: number, maxBackoff: number): number {
   if (failures <= 0) return 0;
@@ -28,11 +29,21 @@ export interface Cadence {
 }
 
 /**
- * The first instant on the instance's phase that is at least `lifetime` (or the backoff, when
- * longer) after the last check completed. With interval = lifetime = 10 s that is 10–20 s
- * later, as with SBA's ticks (reference §4.2).
+ * The next periodic check after one that was due (or, when an event triggered it, asked for) at
+ * `lastAt`: the first instant on the instance's phase that is
+ * - at least `lifetime` after `lastAt`, less `tolerance` (the scheduler's granularity, so timer
+ *   jitter never costs a whole interval),
+ * - at least the backoff after `lastAt`, after failures,
+ * - and not before `now` (a check that outlived its interval is not repeated at once).
+ *
+ * The age is measured from when a check was due, not from when it completed (SBA measures from
+ * completion, so with interval = lifetime = 10 s it polls every 10–20 s, reference §4.2): in
+ * steady state an instance is checked exactly once per interval on its phase, even when the
+ * concurrency cap made a check start late. An event-triggered check off the phase still counts
+ * as a fresh result: the next phase point less than `lifetime` after it is skipped.
  */
-export function nextDue(completedAt: number, failures: number, phase: number, cadence: Cadence): number {
-  const earliest = completedAt + Math.max(cadence.lifetime, backoffOf(failures, cadence.interval, cadence.maxBackoff));
+export function nextDue(lastAt: number, now: number, failures: number, phase: number, cadence: Cadence, tolerance: number): number {
+  const wait = Math.max(cadence.lifetime - tolerance, backoffOf(failures, cadence.interval, cadence.maxBackoff), 1);
+  const earliest = Math.max(lastAt + wait, now);
   return phase + Math.ceil((earliest - phase) / cadence.interval) * cadence.interval;
 }

@@ -1,4 +1,4 @@
-import { changeStatusCommand, type InstanceHttpClient, type Logger, type Registry, type StatusChangeDetection, type StatusInfo } from '../../core/plugin-api.js';
+import { changeStatusCommand, statusInfo, type InstanceHttpClient, type Logger, type Registry, type StatusChangeDetection, type StatusInfo } from '../../core/plugin-api.js';
 import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { FlapDamper } from './flap-damper.js';
@@ -10,7 +10,20 @@ export interface StatusUpdaterOptions {
   readonly damper: FlapDamper;
   readonly detection: StatusChangeDetection;
   readonly maxBodyBytes: number;
+  /** The cut-off over the whole status call, retries included (`statusCallCutOff`); 0 = none. */
+  readonly callCutOff: number;
   readonly log: Logger;
+}
+
+/**
+ * SBA cuts the whole status call, retries included, after |status-interval − 1 s| (reference
+ * §4.3 Timeouts (b)): with the defaults a health endpoint that takes longer than 9 s is OFFLINE
+ * before its next check is due, whatever `default-timeout` and the retries would allow, so a
+ * hung instance is reported within one interval and its checks never pile up. A status-interval
+ * of exactly 1 s gives 0, which means no extra cut (only the per-request time-out applies).
+ */
+export function statusCallCutOff(statusInterval: number): number {
+  return Math.abs(statusInterval - 1000);
 }
 
 /** SBA's StatusUpdater: calls the health URL, maps the answer, records a change. */
@@ -18,19 +31,27 @@ export class StatusUpdater {
   constructor(private readonly options: StatusUpdaterOptions) {}
 
   readonly update = async (id: string, signal: AbortSignal): Promise<CheckOutcome> => {
-    const { registry, client } = this.options;
+    const { registry, client, callCutOff } = this.options;
     const instance = registry.get(id);
     if (!instance?.registered || !instance.registration) return 'gone';
     let status: StatusInfo;
     let outcome: CheckOutcome = 'ok';
+    const cut = callCutOff > 0 ? new CutOff(signal, callCutOff) : undefined;
     try {
-      const response = await client.request(instance, instance.registration.healthUrl, { endpointId: 'health', signal, maxBodyBytes: this.options.maxBodyBytes });
+      const response = await client.request(instance, instance.registration.healthUrl, { endpointId: 'health', signal: cut?.signal ?? signal, maxBodyBytes: this.options.maxBodyBytes });
       status = statusFromResponse(response);
     } catch (error) {
       // Aborted by shutdown or deregistration: that says nothing about the instance.
-      if (signal.aborted || isAbort(error)) return 'skipped';
-      status = statusFromError(error);
+      if (signal.aborted) return 'skipped';
+      if (cut?.expired) {
+        status = statusInfo('OFFLINE', { message: `no health answer within ${callCutOff} ms (a status check is cut off after |status-interval - 1 s|)`, exception: 'ETIMEDOUT' });
+      } else {
+        if (isAbort(error)) return 'skipped';
+        status = statusFromError(error);
+      }
       outcome = 'error';
+    } finally {
+      cut?.dispose();
     }
     // Read again: the instance may have changed (or gone) while the call was running.
     const current = registry.get(id);
@@ -41,4 +62,30 @@ export class StatusUpdater {
     }
     return outcome;
   };
+}
+
+/** A signal that aborts with its parent or after `ms`, and remembers which of the two it was. */
+class CutOff {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly #onParentAbort = () => this.#controller.abort();
+  expired = false;
+
+  constructor(private readonly parent: AbortSignal, ms: number) {
+    this.#timer = setTimeout(() => {
+      this.expired = true;
+      this.#controller.abort();
+    }, ms);
+    if (parent.aborted) this.#controller.abort();
+    else parent.addEventListener('abort', this.#onParentAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.parent.removeEventListener('abort', this.#onParentAbort);
+  }
 }

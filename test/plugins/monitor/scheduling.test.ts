@@ -47,19 +47,46 @@ test('backoffOf: none without failures, doubling, capped', () => {
   assert.is(backoffOf(500, 100, 1000), 1000);
 });
 
-test('nextDue: on the phase, at least lifetime (or backoff) after completion', () => {
+test('nextDue: one interval after the previous due instant, on the phase', () => {
   const cadence = { interval: 1000, lifetime: 1000, maxBackoff: 8000 };
-  // phase 250: completed at 10_100 → earliest 11_100 → next phase point 11_250.
-  assert.is(nextDue(10_100, 0, 250, cadence), 11_250);
-  assert.is(nextDue(10_250, 0, 250, cadence), 11_250);
-  // lifetime shorter than the interval: the next phase point after the lifetime.
-  assert.is(nextDue(10_100, 0, 250, { ...cadence, lifetime: 100 }), 10_250);
-  // three failures: 4 s back-off.
-  assert.is(nextDue(10_100, 3, 250, cadence), 14_250);
-  assert.is(nextDue(10_100, 10, 250, cadence), 18_250);
+  const tolerance = 50;
+  // Phase 250; the previous check was due at 10_250.
+  assert.is(nextDue(10_250, 10_300, 0, 250, cadence, tolerance), 11_250, 'steady state: exactly one interval');
+  assert.is(nextDue(10_250, 10_900, 0, 250, cadence, tolerance), 11_250, 'a check that started late (queued) keeps the cadence');
+  assert.is(nextDue(10_250, 11_400, 0, 250, cadence, tolerance), 12_250, 'a check that outlived its interval: the next phase point after now');
+  assert.is(nextDue(10_250, 10_300, 0, 250, { ...cadence, lifetime: 0 }, tolerance), 11_250, 'lifetime 0: still once per interval');
+  assert.is(nextDue(10_250, 10_300, 0, 250, { ...cadence, lifetime: 1500 }, tolerance), 12_250, 'lifetime above the interval: every other phase point');
 });
 
-test('IntervalCheck: now() checks at once, then on the cadence; ok resets, errors back off', async () => {
+test('nextDue: an event-triggered check off the phase counts as a fresh result for lifetime', () => {
+  const cadence = { interval: 1000, lifetime: 1000, maxBackoff: 8000 };
+  // Asked for at 10_600: the result is 650 ms old at 11_250, younger than the lifetime, so 11_250 is skipped.
+  assert.is(nextDue(10_600, 10_610, 0, 250, cadence, 50), 12_250);
+  // Within the tolerance after a phase point: the next phase point still counts.
+  assert.is(nextDue(10_290, 10_300, 0, 250, cadence, 50), 11_250);
+  assert.is(nextDue(10_301, 10_310, 0, 250, cadence, 50), 12_250);
+  // A lifetime shorter than the interval never skips a phase point.
+  assert.is(nextDue(10_600, 10_610, 0, 250, { ...cadence, lifetime: 100 }, 50), 11_250);
+});
+
+test('nextDue: failures back off exponentially from the due instant, capped', () => {
+  const cadence = { interval: 1000, lifetime: 1000, maxBackoff: 8000 };
+  assert.is(nextDue(10_250, 10_300, 1, 250, cadence, 50), 11_250, 'one failure keeps the cadence');
+  assert.is(nextDue(10_250, 10_300, 2, 250, cadence, 50), 12_250);
+  assert.is(nextDue(10_250, 10_300, 3, 250, cadence, 50), 14_250);
+  assert.is(nextDue(10_250, 10_300, 4, 250, cadence, 50), 18_250);
+  assert.is(nextDue(10_250, 10_300, 10, 250, cadence, 50), 18_250, 'capped at maxBackoff');
+  assert.is(nextDue(10_250, 10_300, 10, 250, { ...cadence, maxBackoff: 0 }, 50), 11_250, 'maxBackoff 0: no back-off');
+});
+
+/** Moves the clock to `time` and lets the scheduled checks (which resolve at once) complete. */
+async function advance(clock: FakeClock, check: IntervalCheck, time: number): Promise<void> {
+  clock.time = time;
+  check.tick();
+  await flush();
+}
+
+test('IntervalCheck: now() checks at once, then exactly once per interval; errors back off, ok resets', async () => {
   const clock = new FakeClock();
   const outcomes: CheckOutcome[] = ['error', 'error', 'ok'];
   const checked: number[] = [];
@@ -71,33 +98,121 @@ test('IntervalCheck: now() checks at once, then on the cadence; ok resets, error
       return outcomes.shift() ?? 'ok';
     },
   });
+  const phase = phaseOf('a', 100);
   check.start();
   assert.is(clock.timers, 1, 'one timer for the whole schedule');
   check.now('a');
   await flush();
   assert.equal(checked, [1_000_000]);
-  const first = check.stateOf('a')!;
-  assert.is(first.failures, 1);
-  assert.ok(first.due! >= 1_000_100 && first.due! < 1_000_200, `due ${first.due}`);
-  // Not yet due: nothing happens.
-  clock.time = first.due! - 20;
-  check.tick();
-  await flush();
+  assert.is(check.stateOf('a')!.failures, 1);
+  // One failure keeps the cadence: the first phase point a lifetime after the event-triggered check.
+  const first = 1_000_100 + phase;
+  assert.is(check.stateOf('a')!.due, first);
+  // The slot before the due one: nothing happens (the wheel has 10 ms slots here).
+  await advance(clock, check, Math.floor(first / 10) * 10 - 1);
   assert.is(checked.length, 1);
-  clock.time = first.due!;
-  check.tick();
-  await flush();
-  assert.is(checked.length, 2);
-  const second = check.stateOf('a')!;
-  assert.is(second.failures, 2);
-  assert.ok(second.due! - first.due! >= 200, 'the second failure waits twice the interval');
-  clock.time = second.due!;
-  check.tick();
-  await flush();
+  await advance(clock, check, first);
+  assert.equal(checked, [1_000_000, first]);
+  assert.is(check.stateOf('a')!.failures, 2);
+  assert.is(check.stateOf('a')!.due, first + 200, 'the second failure waits twice the interval');
+  await advance(clock, check, first + 200);
   assert.is(check.stateOf('a')!.failures, 0, 'a success resets the back-off');
+  assert.is(check.stateOf('a')!.due, first + 300);
+  await advance(clock, check, first + 300);
+  await advance(clock, check, first + 400);
+  assert.equal(checked.slice(2), [first + 200, first + 300, first + 400], 'steady state: every interval on the phase');
+
+  // An event off the phase (40 ms after the last check): the next phase point is skipped, the result is fresh.
+  clock.time = first + 440;
+  check.now('a');
+  await flush();
+  assert.is(check.stateOf('a')!.due, first + 600);
+  await advance(clock, check, first + 500);
+  assert.is(checked.length, 6, 'nothing at the skipped phase point');
+  await advance(clock, check, first + 600);
+  // An event within the tolerance (one slot) after a phase point does not move the cadence.
+  clock.time = first + 605;
+  check.now('a');
+  await flush();
+  assert.is(check.stateOf('a')!.due, first + 700);
+  assert.equal(checked.slice(5), [first + 440, first + 600, first + 605]);
   check.stop();
   assert.is(clock.timers, 0);
   assert.is(check.size, 0);
+});
+
+test('IntervalCheck: a periodic check that waited for a slot keeps its cadence', async () => {
+  const clock = new FakeClock();
+  const checked: { id: string; at: number }[] = [];
+  let release: (() => void) | undefined;
+  const check = new IntervalCheck({
+    name: 'test', interval: 100, lifetime: 100, maxBackoff: 1000, clock, log: silent,
+    limiter: new ConcurrencyLimiter(1),
+    check: (id) => {
+      checked.push({ id, at: clock.time });
+      if (id !== 'hog') return Promise.resolve('ok');
+      return new Promise<CheckOutcome>((resolve) => { release = () => resolve('ok'); });
+    },
+  });
+  check.start();
+  check.now('a');
+  await flush();
+  const due = check.stateOf('a')!.due!;
+  // The only slot is taken when `a` comes due; it starts 60 ms late.
+  clock.time = due - 50;
+  check.now('hog');
+  await flush();
+  await advance(clock, check, due);
+  assert.is(checked.length, 2, '`a` waits for the slot');
+  clock.time = due + 60;
+  release!();
+  await flush();
+  await flush();
+  assert.equal(checked.map(({ id }) => id), ['a', 'hog', 'a']);
+  assert.is(checked[2]!.at, due + 60);
+  assert.is(check.stateOf('a')!.due, due + 100, 'one interval after it was due, not after it ran');
+  check.stop();
+});
+
+test('IntervalCheck: in steady state every instance is checked once per interval, spread over it', async () => {
+  const clock = new FakeClock();
+  const interval = 1000;
+  const granularity = 50; // interval / 20
+  const ids = Array.from({ length: 2000 }, (_, i) => `instance-${i}`);
+  const times = new Map<string, number[]>(ids.map((id) => [id, []]));
+  let perTick = 0;
+  let maxPerTick = 0;
+  const check = new IntervalCheck({
+    name: 'test', interval, lifetime: interval, maxBackoff: 8000, clock, log: silent,
+    limiter: new ConcurrencyLimiter(64),
+    check: async (id) => {
+      times.get(id)!.push(clock.time);
+      perTick += 1;
+      return 'ok';
+    },
+  });
+  check.start();
+  // All registered in the same instant: one event-triggered check each.
+  for (const id of ids) check.now(id);
+  await flush();
+  const start = clock.time;
+  for (let t = start + granularity; t <= start + 12 * interval; t += granularity) {
+    perTick = 0;
+    await advance(clock, check, t);
+    if (t > start + 2 * interval) maxPerTick = Math.max(maxPerTick, perTick);
+  }
+  for (const id of ids) {
+    const [event, firstPeriodic, ...rest] = times.get(id)!;
+    assert.is(event, start);
+    // The first periodic check is the first phase point at least lifetime − tolerance after the event one.
+    assert.ok(firstPeriodic! - start >= interval - granularity && firstPeriodic! - start < 2 * interval, `${id}: first periodic check at +${firstPeriodic! - start}`);
+    const gaps = [firstPeriodic!, ...rest].slice(1).map((at, i) => at - [firstPeriodic!, ...rest][i]!);
+    assert.ok(gaps.length >= 9);
+    assert.ok(gaps.every((gap) => gap === interval), `${id}: gaps ${gaps.join(',')}`);
+  }
+  // 2000 instances over 20 slots: 100 per slot on average; the phases keep every slot near that.
+  assert.ok(maxPerTick <= 200, `at most twice the average in one slot (saw ${maxPerTick})`);
+  check.stop();
 });
 
 test('IntervalCheck: an event during a running check runs it once more afterwards; remove aborts', async () => {

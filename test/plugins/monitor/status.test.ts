@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { eventually } from '../../support/http.js';
+import { statusCallCutOff } from '../../../plugins/monitor/status-updater.js';
 import { closedPort, monitorKernel, register, registerFake, statusEvent } from './support.js';
 
 test('UP JSON: STATUS_CHANGED UP with components as details, statusTimestamp moves', async () => {
@@ -87,6 +88,43 @@ test('no answer within monitor.timeout.health: OFFLINE (ETIMEDOUT)', async () =>
     await tk.stop();
     await fake.close();
   }
+});
+
+test('a slow health endpoint is OFFLINE after |status-interval - 1 s|, retries included', async () => {
+  const fake = await FakeActuator.start();
+  // Each attempt may take 400 ms and there are four: without the cut-off the call would last 1.6 s
+  // and end with the per-request message. status-interval 300 ms: the whole call is cut after 700 ms.
+  const tk = await monitorKernel({ 'status-interval': '300ms', 'default-timeout': '400ms', retries: { health: 3 } });
+  try {
+    fake.on('GET', '/health', { delayMs: 10_000, json: { status: 'UP' }, contentType: ACTUATOR_V3 });
+    const id = await registerFake(tk, fake, 'slow-health-app');
+    const offline = await statusEvent(tk, id, 'OFFLINE');
+    assert.equal(offline.statusInfo.details, { message: 'no health answer within 700 ms (a status check is cut off after |status-interval - 1 s|)', exception: 'ETIMEDOUT' });
+    assert.equal(tk.kernel.instances.get(id)!.statusInfo, offline.statusInfo);
+  } finally {
+    await tk.stop();
+    await fake.close();
+  }
+});
+
+test('status-interval 1 s: no extra cut, the per-request time-out decides', async () => {
+  const fake = await FakeActuator.start();
+  const tk = await monitorKernel({ 'status-interval': '1s', 'default-timeout': '5s', timeout: { health: '1200ms' } });
+  try {
+    fake.on('GET', '/health', { delayMs: 10_000, json: { status: 'UP' }, contentType: ACTUATOR_V3 });
+    const id = await registerFake(tk, fake, 'uncut-app');
+    const offline = await statusEvent(tk, id, 'OFFLINE', -1, 5000);
+    assert.equal(offline.statusInfo.details, { message: 'no complete answer within 1200 ms', exception: 'ETIMEDOUT' });
+  } finally {
+    await tk.stop();
+    await fake.close();
+  }
+});
+
+test('statusCallCutOff: |status-interval - 1 s|, 0 meaning none', () => {
+  assert.is(statusCallCutOff(10_000), 9000);
+  assert.is(statusCallCutOff(50), 950);
+  assert.is(statusCallCutOff(1000), 0);
 });
 
 test('a health body dripped a byte at a time: OFFLINE', async () => {
