@@ -35,6 +35,9 @@ export function createLogger(options: LoggerOptions): Logger {
 function wrap(logger: winston.Logger, scope: string | undefined): Logger {
   // Metadata is wrapped under its own keys by the callers; winston spreads it into the record.
   const write = (level: LogLevel) => (message: string, meta?: Record<string, unknown>) => {
+    // winston formats every record and only its transports drop those below the level: without
+    // this check each `debug` line (one per stream opened, say) is built in full and thrown away.
+    if (!logger.isLevelEnabled(level)) return;
     logger.log(level, message, scope ? { ...meta, scope } : meta);
   };
   return {

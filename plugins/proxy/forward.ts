@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { HttpError, type HttpMethod } from '../../core/plugin-api.js';
 import type { Exchange } from './exchange.js';
 import type { HeaderMap } from './headers.js';
+import { ResponseRelay, type Respond } from './relay.js';
 import { SSRF_REFUSED } from './ssrf.js';
 import type { Target } from './target-url.js';
 
@@ -21,32 +22,65 @@ export interface UpstreamCall {
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
+/** undici's options for one call; the path goes out byte for byte as checked, without re-normalising. */
+function dispatchOptions(call: UpstreamCall): Dispatcher.DispatchOptions {
+  return {
+    origin: call.target.origin,
+    path: call.target.path,
+    method: call.method,
+    headers: call.headers,
+    body: call.body,
+    headersTimeout: call.timeoutMs,
+    bodyTimeout: call.bodyIdleMs,
+  };
+}
+
 /**
  * Sends one request to an instance and resolves once its status and headers are in; the body is
- * left to the caller to stream or collect. `timeoutMs` covers connecting, sending and waiting for
- * the headers; from then on only `bodyIdleMs` applies, so a long download is never cut while it
- * moves. Failures become HttpErrors with the proxy's codes (504 timeout, 502 connection failure,
- * 403 SSRF refusal); when the exchange was aborted for the client or a shutdown, the error says so.
+ * left to the caller to collect. `timeoutMs` covers connecting, sending and waiting for the
+ * headers; from then on only `bodyIdleMs` applies. Failures become HttpErrors with the proxy's
+ * codes (504 timeout, 502 connection failure, 403 SSRF refusal); when the exchange was aborted
+ * for the client or a shutdown, the error says so.
  */
 export async function callUpstream(dispatcher: Dispatcher, call: UpstreamCall): Promise<Dispatcher.ResponseData> {
-  const { target, exchange } = call;
-  const clearDeadline = exchange.deadline(call.timeoutMs);
+  const clearDeadline = call.exchange.deadline(call.timeoutMs);
   try {
-    return await dispatcher.request({
-      origin: target.origin,
-      // The checked path, as built: undici sends it byte for byte, without re-normalising.
-      path: target.path,
-      method: call.method,
-      headers: call.headers,
-      body: call.body,
-      signal: exchange.signal,
-      headersTimeout: call.timeoutMs,
-      bodyTimeout: call.bodyIdleMs,
-    });
+    return await dispatcher.request({ ...dispatchOptions(call), signal: call.exchange.signal });
   } catch (error) {
     throw upstreamFailure(error, call);
   } finally {
     clearDeadline();
+  }
+}
+
+/**
+ * Streams one call straight into the client's response (see ResponseRelay): `respond` writes the
+ * status and headers when they arrive, the body follows chunk by chunk. Timeouts as in
+ * `callUpstream`. A failure before the headers rejects with the proxy's HttpError (nothing was
+ * written); after the headers the client's connection is destroyed, so a cut body never looks
+ * complete, and the promise rejects with `BodyCutError`.
+ */
+export function streamUpstream(dispatcher: Dispatcher, call: UpstreamCall, respond: Respond): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const clearDeadline = call.exchange.deadline(call.timeoutMs);
+    const relay = new ResponseRelay((statusCode, headers) => {
+      clearDeadline();
+      return respond(statusCode, headers);
+    }, (error, started) => {
+      clearDeadline();
+      if (!error) resolve();
+      else reject(started ? new BodyCutError(error) : upstreamFailure(error, call));
+    });
+    call.exchange.onAbort((reason) => relay.cancel(reason));
+    dispatcher.dispatch(dispatchOptions(call), relay);
+  });
+}
+
+/** The body broke off after the headers went out; the client's connection is already destroyed. */
+export class BodyCutError extends Error {
+  constructor(readonly reason: unknown) {
+    super(`body ended early: ${messageOf(reason)}`);
+    this.name = 'BodyCutError';
   }
 }
 

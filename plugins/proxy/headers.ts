@@ -3,10 +3,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 export type HeaderMap = Record<string, string | string[]>;
 
 /** SBA's fixed hop-by-hop list (HttpHeaderFilter): never forwarded, either way. */
-const HOP_BY_HOP = [
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'host', 'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization',
   'te', 'trailer', 'transfer-encoding', 'upgrade', 'x-application-context',
-];
+]);
+
+const PLAIN_CONNECTION = /^\s*(?:keep-alive|close)\s*$/i;
 
 /** Actuator media types, newest first, as SBA's default Accept (v1 is left out: Vigil converts no legacy bodies). */
 export const DEFAULT_ACCEPT = 'application/vnd.spring-boot.actuator.v3+json, application/vnd.spring-boot.actuator.v2+json, application/json';
@@ -15,19 +17,29 @@ export const LOGFILE_ACCEPT = 'text/plain, */*';
 
 /**
  * Drops hop-by-hop headers, the headers a `Connection` header names, and the configured ignored
- * ones (matched case-insensitively; Node and undici already lower-case names).
+ * ones (matched case-insensitively). Runs twice per proxied request, so it builds nothing but
+ * the result unless a `Connection` header names extra headers.
  */
 export function filterHeaders(headers: IncomingHttpHeaders, ignored: ReadonlySet<string>): HeaderMap {
-  const connection = headers.connection;
-  const named = (Array.isArray(connection) ? connection.join(',') : connection ?? '')
-    .split(',').map((token) => token.trim().toLowerCase()).filter(Boolean);
-  const dropped = new Set([...HOP_BY_HOP, ...named, ...ignored]);
+  const named = connectionTokens(headers.connection);
   const kept: HeaderMap = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || dropped.has(name.toLowerCase())) continue;
-    kept[name.toLowerCase()] = value;
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || ignored.has(lower) || named?.has(lower)) continue;
+    kept[lower] = value;
   }
   return kept;
+}
+
+/** The header names a `Connection` header lists (`Connection: close, X-Foo`), lower-cased. */
+function connectionTokens(connection: string | string[] | undefined): ReadonlySet<string> | undefined {
+  if (connection === undefined) return undefined;
+  // The usual `keep-alive` or `close` names nothing beyond the hop-by-hop list.
+  if (typeof connection === 'string' && PLAIN_CONNECTION.test(connection)) return undefined;
+  const tokens = (Array.isArray(connection) ? connection.join(',') : connection).split(',');
+  return new Set(tokens.map((token) => token.trim().toLowerCase()).filter(Boolean));
 }
 
 export interface UpstreamHeaderOptions {

@@ -1,8 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { HttpError, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
 import { BODY_METHODS } from './body.js';
-import { ClientGoneError, callUpstream } from './forward.js';
+import { BodyCutError, ClientGoneError, streamUpstream } from './forward.js';
 import { filterHeaders, upstreamHeaders } from './headers.js';
 import { rawProxyPath } from './request-path.js';
 import type { ProxyRuntime } from './runtime.js';
@@ -31,7 +30,7 @@ export function instanceProxy(ctx: PluginContext<unknown>, runtime: ProxyRuntime
     };
     res.once('close', onClose);
     try {
-      const upstream = await callUpstream(runtime.dispatcher(), {
+      await streamUpstream(runtime.dispatcher(), {
         target,
         method,
         headers: upstreamHeaders(req.headers, {
@@ -44,20 +43,17 @@ export function instanceProxy(ctx: PluginContext<unknown>, runtime: ProxyRuntime
         exchange,
         timeoutMs: config.timeout,
         bodyIdleMs: config['body-idle-timeout'],
-      });
-      writeHead(res, upstream.statusCode, filterHeaders(upstream.headers, ignored));
-      try {
-        await pipeline(upstream.body, res);
-      } catch (error) {
-        // Headers are out: the only honest signal left is a broken connection (pipeline destroyed `res`).
-        log.debug(`proxied body of ${target.endpointId} from ${target.origin} ended early: ${(error as Error).message}`);
-      }
+      }, (status, headers) => writeHead(res, status, filterHeaders(headers, ignored)));
     } catch (error) {
-      if (!(error instanceof ClientGoneError)) {
+      if (error instanceof BodyCutError) {
+        // Headers are out: the only honest signal left is the broken connection undici left behind.
+        log.debug(`proxied body of ${target.endpointId} from ${target.origin} ended early: ${error.message}`);
+      } else if (error instanceof ClientGoneError) {
+        res.destroy();
+      } else {
         log.debug(`${method} ${target.endpointId} of ${id} failed: ${(error as Error).message}`);
         throw error;
       }
-      res.destroy();
     } finally {
       res.off('close', onClose);
       exchange.dispose();
@@ -65,14 +61,22 @@ export function instanceProxy(ctx: PluginContext<unknown>, runtime: ProxyRuntime
   };
 }
 
-/** Status and headers as the instance sent them; a header Node refuses to write is left out. */
-function writeHead(res: ServerResponse, status: number, headers: Record<string, string | string[]>): void {
-  for (const [name, value] of Object.entries(headers)) {
-    try {
-      res.setHeader(name, value);
-    } catch {
-      // An invalid character in an instance's header value; the rest of the response is still good.
+/**
+ * Status and headers as the instance sent them. One writeHead for the whole set; only if Node
+ * refuses a value (an invalid character from the instance) are they set one by one, leaving that
+ * header out: the rest of the response is still good.
+ */
+function writeHead(res: ServerResponse, status: number, headers: Record<string, string | string[]>): ServerResponse {
+  try {
+    return res.writeHead(status, headers);
+  } catch {
+    for (const [name, value] of Object.entries(headers)) {
+      try {
+        res.setHeader(name, value);
+      } catch {
+        // left out
+      }
     }
+    return res.writeHead(status);
   }
-  res.writeHead(status);
 }

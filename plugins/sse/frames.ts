@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 /** The keep-alive comment. Written on connect too, which also flushes the headers Node holds back until the first write. */
-export const PING = ':ping\n\n';
+export const PING = Buffer.from(':ping\n\n');
 
 export const STREAM_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream;charset=UTF-8',
@@ -11,10 +11,14 @@ export const STREAM_HEADERS: Readonly<Record<string, string>> = {
   connection: 'keep-alive',
 };
 
-/** One SSE message: `id:` is the event's global `seq`, so a reconnecting client can resume after it. */
-export function frame(seq: number, data: unknown): string {
+/**
+ * One SSE message: `id:` is the event's global `seq`, so a reconnecting client can resume after it.
+ * Encoded to bytes here, once per event: a string would be UTF-8 encoded again for every one of
+ * thousands of subscribers it is written to.
+ */
+export function frame(seq: number, data: unknown): Buffer {
   // JSON.stringify never emits a raw newline, so the payload is always a single `data:` line.
-  return `id: ${seq}\ndata: ${JSON.stringify(data)}\n\n`;
+  return Buffer.from(`id: ${seq}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
 /**

@@ -14,7 +14,7 @@ export interface HubOptions {
 
 /**
  * Fans every recorded event out to the open streams. Built for many subscribers: each event is
- * serialised once per stream kind and the same string is written to every match; per-instance
+ * serialised and encoded once per stream kind and the same bytes are written to every match; per-instance
  * subscribers are indexed by id so an event never scans unrelated ones; writes never await, so
  * one slow socket cannot hold up the rest; one timer pings them all.
  */
@@ -42,7 +42,7 @@ export class StreamHub {
     stream.begin();
     this.#add(stream, topic);
     if (lastEventId !== undefined) {
-      for (const { seq, text } of replayFrames(topic, lastEventId, instances, views)) stream.sendEvent(seq, text);
+      for (const { seq, bytes } of replayFrames(topic, lastEventId, instances, views)) stream.sendEvent(seq, bytes);
     }
     stream.deliveredUpTo(instances.lastSeq);
     log.debug(`stream opened: ${describeTopic(topic)}`, { lastEventId, open: this.#streams.size });
@@ -53,13 +53,13 @@ export class StreamHub {
     if (this.#streams.size === 0) return;
     const watchers = this.#byInstance.get(event.instance);
     if (this.#events.size > 0 || watchers) {
-      const text = frame(event.seq, this.options.views.event(event));
-      for (const stream of this.#events) stream.sendEvent(event.seq, text);
-      if (watchers) for (const stream of watchers) stream.sendEvent(event.seq, text);
+      const bytes = frame(event.seq, this.options.views.event(event));
+      for (const stream of this.#events) stream.sendEvent(event.seq, bytes);
+      if (watchers) for (const stream of watchers) stream.sendEvent(event.seq, bytes);
     }
     if (this.#applications.size > 0) {
-      const text = this.#applicationFrames(event.seq, previous.registration?.name, instance.registration?.name);
-      if (text) for (const stream of this.#applications) stream.sendEvent(event.seq, text);
+      const bytes = this.#applicationFrames(event.seq, previous.registration?.name, instance.registration?.name);
+      if (bytes.length > 0) for (const stream of this.#applications) stream.sendEvent(event.seq, bytes);
     }
   }
 
@@ -90,12 +90,12 @@ export class StreamHub {
    * touches two applications: the one left first (maybe now `instances: []`), then the one joined.
    * Both frames go out as one write under the event's id, so resuming never splits them.
    */
-  #applicationFrames(seq: number, before: string | undefined, after: string | undefined): string {
+  #applicationFrames(seq: number, before: string | undefined, after: string | undefined): Buffer {
     const { instances, views } = this.options;
     const names = before !== undefined && before !== after ? [before, after] : [after];
-    let text = '';
-    for (const name of names) if (name !== undefined) text += frame(seq, views.application(instances.application(name)));
-    return text;
+    const frames: Buffer[] = [];
+    for (const name of names) if (name !== undefined) frames.push(frame(seq, views.application(instances.application(name))));
+    return Buffer.concat(frames);
   }
 
   #add(stream: SubscriberStream, topic: Topic): void {

@@ -32,14 +32,14 @@ export class SubscriberStream {
   }
 
   /** Writes an event frame unless the replay already sent it. */
-  sendEvent(seq: number, text: string): void {
+  sendEvent(seq: number, bytes: Buffer): void {
     if (seq <= this.#floor) return;
     this.#floor = seq;
-    this.send(text);
+    this.send(bytes);
   }
 
   /** Writes a frame or comment; drops the connection instead when too much is still unsent. */
-  send(text: string): void {
+  send(bytes: Buffer): void {
     if (!this.#open) return;
     // writableLength counts what Node still holds for this response and its socket: it only
     // stays high when the peer does not read, because the kernel takes data as fast as it drains.
@@ -48,7 +48,7 @@ export class SubscriberStream {
       this.res.destroy();
       return;
     }
-    this.res.write(text);
+    this.res.write(bytes);
   }
 
   /** Ends the stream cleanly (shutdown). */
