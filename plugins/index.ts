@@ -19,4 +19,5 @@ export const builtinPlugins: BuiltinPlugins = {
   'detect-metadata': { section: null, load: () => load(import('./detect-metadata/index.js')) },
   cors: { section: 'cors', load: () => load(import('./cors/index.js')) },
   'basic-auth': { section: 'basic-auth', load: () => load(import('./basic-auth/index.js')) },
+  ui: { section: null, load: () => load(import('./ui/index.js')) },
 };

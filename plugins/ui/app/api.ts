@@ -1,0 +1,67 @@
+/**
+ * The page is served at the context root (`/` or `/admin/`), so the API base is the page's own
+ * folder: the app works under any context path without being told it.
+ */
+export const base = location.pathname.replace(/\/+$/, '');
+
+export const apiUrl = (path: string): string => `${base}${path}`;
+
+/** A failed API call; `status` 0 means the server could not be reached. */
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+// Actuators answer both; naming JSON also keeps Vigil's own routes from ever answering HTML.
+const ACCEPT_JSON = 'application/json, application/vnd.spring-boot.actuator.v3+json;q=0.9';
+
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  const res = await call(path, { headers: { accept: ACCEPT_JSON }, ...(signal ? { signal } : {}) });
+  return (await res.json()) as T;
+}
+
+/** POST with an optional JSON body; resolves on 2xx, rejects with the server's message otherwise. */
+export async function post(path: string, body?: unknown): Promise<Response> {
+  const init: RequestInit = { method: 'POST', headers: { accept: ACCEPT_JSON } };
+  if (body !== undefined) {
+    init.headers = { ...init.headers, 'content-type': 'application/json' };
+    init.body = JSON.stringify(body);
+  }
+  return call(path, init);
+}
+
+/** The proxied path of an instance's actuator endpoint. */
+export function actuatorPath(id: string, endpoint: string): string {
+  return `/instances/${encodeURIComponent(id)}/actuator/${endpoint}`;
+}
+
+async function call(path: string, init: RequestInit): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(apiUrl(path), init);
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, 'Vigil cannot be reached');
+  }
+  if (!res.ok) throw await errorOf(res);
+  return res;
+}
+
+async function errorOf(res: Response): Promise<ApiError> {
+  if (res.status === 401) return new ApiError(401, '401: sign in required (reload the page to sign in)');
+  let message = res.statusText;
+  try {
+    const body = (await res.json()) as { message?: unknown; error?: unknown };
+    if (typeof body.message === 'string' && body.message) message = body.message;
+    else if (typeof body.error === 'string') message = body.error;
+  } catch {
+    // Not JSON (an instance's own error page): the status line is all there is to say.
+  }
+  return new ApiError(res.status, `${res.status}: ${message}`);
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

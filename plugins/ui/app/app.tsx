@@ -1,0 +1,41 @@
+import { ApplicationsPage } from './pages/applications';
+import { InstancePage } from './pages/instance/instance-page';
+import { JournalPage } from './pages/journal';
+import { WallboardPage } from './pages/wallboard';
+import { href, useRoute } from './router';
+import { useStore } from './store';
+import type { Connection } from './model/live-store';
+
+const CONNECTION_TEXT: Readonly<Record<Connection, string>> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  offline: 'Offline, retrying',
+};
+
+export function App() {
+  const route = useRoute();
+  const store = useStore();
+  const [page = '', id, tab] = route;
+  return (
+    <div class={`shell page-${page || 'applications'}`}>
+      <header class="top">
+        <a class="brand" href={href()}><img src="ui/favicon.svg" alt="" width="22" height="22" /> Vigil</a>
+        <nav aria-label="Pages">
+          <a href={href()} aria-current={page === '' || page === 'instances' ? 'page' : undefined}>Applications</a>
+          <a href={href('journal')} aria-current={page === 'journal' ? 'page' : undefined}>Journal</a>
+          <a href={href('wallboard')} aria-current={page === 'wallboard' ? 'page' : undefined}>Wallboard</a>
+        </nav>
+        <span class="spacer" />
+        <span class={`connection conn-${store.connection}`} role="status" data-connection={store.connection}>{CONNECTION_TEXT[store.connection]}</span>
+      </header>
+      {store.error && <p class="banner error" role="alert">{store.error}</p>}
+      <main>
+        {page === 'instances' && id ? <InstancePage id={id} tab={tab} />
+          : page === 'journal' ? <JournalPage />
+            : page === 'wallboard' ? <WallboardPage />
+              : <ApplicationsPage />}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+import { useState } from 'preact/hooks';
+import { actuatorPath, apiUrl, messageOf, post } from '../../api';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import type { Instance } from '../../model/domain';
+
+type Action = 'restart' | 'shutdown';
+
+const QUESTIONS: Readonly<Record<Action, { title: string; message: string; label: string }>> = {
+  restart: { title: 'Restart this instance?', message: 'The application context restarts; the instance is unavailable meanwhile.', label: 'Restart' },
+  shutdown: { title: 'Shut this instance down?', message: 'The application stops, and only whatever started it can start it again.', label: 'Shut down' },
+};
+
+/** Heap dump download, restart and shutdown: each shown only when the instance exposes it; the last two ask first. */
+export function Actions({ instance, endpoints }: { instance: Instance; endpoints: ReadonlySet<string> }) {
+  const [asking, setAsking] = useState<Action | null>(null);
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const name = instance.registration?.name ?? instance.id;
+  const run = async (action: Action) => {
+    setAsking(null);
+    try {
+      await post(actuatorPath(instance.id, action));
+      setOutcome(`${QUESTIONS[action].label} requested`);
+    } catch (failure) {
+      setOutcome(`${QUESTIONS[action].label} failed: ${messageOf(failure)}`);
+    }
+  };
+  return (
+    <div class="actions">
+      {outcome && <span class="muted" role="status">{outcome}</span>}
+      {endpoints.has('heapdump') && (
+        <a class="button" href={apiUrl(actuatorPath(instance.id, 'heapdump'))} download={`heapdump-${instance.id}.hprof`}>Heap dump</a>
+      )}
+      {endpoints.has('restart') && <button type="button" onClick={() => setAsking('restart')}>Restart…</button>}
+      {endpoints.has('shutdown') && <button type="button" class="danger" onClick={() => setAsking('shutdown')}>Shut down…</button>}
+      {asking && (
+        <ConfirmDialog title={QUESTIONS[asking].title} message={`${name} (${instance.id}): ${QUESTIONS[asking].message}`}
+          confirmLabel={QUESTIONS[asking].label} onConfirm={() => void run(asking)} onCancel={() => setAsking(null)} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import { definePlugin, type VigilPlugin } from '../../core/plugin-api.js';
+import { DEFAULT_APP_FOLDER, checkAppFolder } from './app-folder.js';
+import { staticRoutes } from './static-routes.js';
+
+/**
+ * The `ui` plugin for a given app folder; tests point it at a folder of their own. The folder is
+ * checked at setup, so a missing build fails start-up with the fix named.
+ */
+export function createUiPlugin(folder: string = DEFAULT_APP_FOLDER): VigilPlugin<unknown> {
+  return definePlugin({
+    name: 'ui',
+    version: '1.0.0',
+    configKey: null,
+    // The app reads the lists from rest-api and follows sse's event stream; without them it shows nothing.
+    dependencies: ['rest-api', 'sse'],
+    setup(ctx) {
+      checkAppFolder(folder);
+      staticRoutes(ctx.http, folder);
+    },
+  });
+}
+
+/**
+ * `ui`: the dashboard, a browser app served by Vigil itself (sirv, no CDN) at the context root.
+ * It loads the lists once and then follows `/instances/events`, so it sends no request per instance.
+ */
+export default createUiPlugin();
