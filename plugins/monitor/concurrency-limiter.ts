@@ -3,7 +3,8 @@
  * therefore costs one slot until its time-out and never blocks the queue behind it for longer.
  */
 export class ConcurrencyLimiter {
-  readonly #queue: (() => void)[] = [];
+  /** Waiting tasks from `#head` on; slots before it are emptied as their tasks start. */
+  readonly #queue: ((() => void) | undefined)[] = [];
   #head = 0;
   #active = 0;
 
@@ -37,9 +38,16 @@ export class ConcurrencyLimiter {
   #next(): void {
     while (this.#active < this.max && this.#head < this.#queue.length) {
       const start = this.#queue[this.#head]!;
+      // Let go of a started task at once: a slot kept for later compaction would keep the whole
+      // check (request, response, promises) alive long enough to be promoted to the old
+      // generation, which at thousands of checks a second fills the heap with garbage.
+      this.#queue[this.#head] = undefined;
       this.#head += 1;
-      // Compact now and then instead of shift(), which is O(n) on a long queue.
-      if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      if (this.#head === this.#queue.length) {
+        this.#queue.length = 0;
+        this.#head = 0;
+      } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        // Compact now and then instead of shift(), which is O(n) on a long queue.
         this.#queue.splice(0, this.#head);
         this.#head = 0;
       }
