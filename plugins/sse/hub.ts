@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { HttpError, type InstanceChange, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
+import { HttpError, type InstanceChange, type InstanceEvent, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
 import { PING, frame } from './frames.js';
-import { replayFrames } from './replay.js';
+import { namesTouchedBy, replayFrames } from './replay.js';
 import { SubscriberStream } from './stream.js';
 import { describeTopic, type Topic } from './topic.js';
 
@@ -26,8 +26,12 @@ export class StreamHub {
   readonly #applications = new Set<SubscriberStream>();
   #pingTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** The newest `seq` fanned out (or passed over while nobody listened). */
+  #published: number;
 
-  constructor(private readonly options: HubOptions) {}
+  constructor(private readonly options: HubOptions) {
+    this.#published = options.instances.lastSeq;
+  }
 
   /**
    * Opens a stream on `res`: headers and a ping, then (with a `Last-Event-ID`) the held events
@@ -48,8 +52,31 @@ export class StreamHub {
     log.debug(`stream opened: ${describeTopic(topic)}`, { lastEventId, open: this.#streams.size });
   }
 
-  /** The `instance.changed` handler. */
+  /**
+   * The `instance.changed` handler. Events go out in `seq` order even when one is recorded from
+   * inside another's handler: a plugin whose handler runs before this one may append, and then
+   * the newer event is announced here first. Seqs are contiguous, so a jump shows that earlier
+   * events are still on their way: they are taken from the history and sent first, and their own
+   * announcement, when it comes, finds them already sent.
+   */
   publish({ event, instance, previous }: InstanceChange): void {
+    if (event.seq <= this.#published) return;
+    if (event.seq > this.#published + 1) {
+      const { instances } = this.options;
+      for (const missed of instances.eventsSince(this.#published)) {
+        if (missed.seq >= event.seq) break;
+        this.#fanOut(missed, () => namesTouchedBy(missed, instances));
+      }
+    }
+    // A rename touches two applications: the one left first (maybe now `instances: []`), then the one joined.
+    this.#fanOut(event, () => {
+      const [before, after] = [previous.registration?.name, instance.registration?.name];
+      return before !== undefined && before !== after ? [before, after] : [after];
+    });
+  }
+
+  #fanOut(event: InstanceEvent, applicationNames: () => readonly (string | undefined)[]): void {
+    this.#published = event.seq;
     if (this.#streams.size === 0) return;
     const watchers = this.#byInstance.get(event.instance);
     if (this.#events.size > 0 || watchers) {
@@ -58,7 +85,7 @@ export class StreamHub {
       if (watchers) for (const stream of watchers) stream.sendEvent(event.seq, bytes);
     }
     if (this.#applications.size > 0) {
-      const bytes = this.#applicationFrames(event.seq, previous.registration?.name, instance.registration?.name);
+      const bytes = this.#applicationFrames(event.seq, applicationNames());
       if (bytes.length > 0) for (const stream of this.#applications) stream.sendEvent(event.seq, bytes);
     }
   }
@@ -86,13 +113,11 @@ export class StreamHub {
   }
 
   /**
-   * The application snapshot(s) for one event, serialised once for all subscribers. A rename
-   * touches two applications: the one left first (maybe now `instances: []`), then the one joined.
-   * Both frames go out as one write under the event's id, so resuming never splits them.
+   * The application snapshots for one event, serialised once for all subscribers. All go out as
+   * one write under the event's id, so resuming never splits them.
    */
-  #applicationFrames(seq: number, before: string | undefined, after: string | undefined): Buffer {
+  #applicationFrames(seq: number, names: readonly (string | undefined)[]): Buffer {
     const { instances, views } = this.options;
-    const names = before !== undefined && before !== after ? [before, after] : [after];
     const frames: Buffer[] = [];
     for (const name of names) if (name !== undefined) frames.push(frame(seq, views.application(instances.application(name))));
     return Buffer.concat(frames);

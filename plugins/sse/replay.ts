@@ -49,7 +49,7 @@ function applicationReplay(missed: readonly InstanceEvent[], instances: Registry
  * The application names a held event concerns: the name a registration event carries and the
  * instance's current one (they differ when it was re-registered under another name later).
  */
-function namesTouchedBy(event: InstanceEvent, instances: Registry): string[] {
+export function namesTouchedBy(event: InstanceEvent, instances: Registry): string[] {
   const names: string[] = [];
   if (event.type === 'REGISTERED' || event.type === 'REGISTRATION_UPDATED') names.push(event.registration.name);
   const current = instances.get(event.instance)?.registration?.name;
