@@ -8,6 +8,7 @@ import { startProxyDaemon } from './vigil-daemon.js';
 const CONNECTIONS = 64;
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP_S = 2;
+const REFERENCE_S = 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const STREAM_BYTES = 1024 ** 3;
 const ENDPOINT = 'env';
@@ -89,15 +90,21 @@ export async function run(): Promise<Figure[]> {
     started.push(minimal.child);
     const nodeProxy = await startProcess([script('http-proxy-server'), instance.url, 'keep-alive']);
     started.push(nodeProxy.child);
+    // For reference only: http-proxy as `createProxyServer({ target })` runs it, a new connection per request.
+    const nodeProxyDefault = await startProcess([script('http-proxy-server'), instance.url]);
+    started.push(nodeProxyDefault.child);
 
     const direct: Contender = { name: 'direct', url: `${instance.url}/actuator/${ENDPOINT}`, pid: instance.child.pid!, runs: [] };
     const minimalProxy: Contender = { name: 'minimal undici proxy', url: `${minimal.url}/actuator/${ENDPOINT}`, pid: minimal.child.pid!, runs: [] };
     const vigilProxy: Contender = { name: 'vigil', url: `${vigil.actuator}/${ENDPOINT}`, pid: vigil.child.pid!, runs: [] };
     const httpProxy: Contender = { name: 'http-proxy', url: `${nodeProxy.url}/actuator/${ENDPOINT}`, pid: nodeProxy.child.pid!, runs: [] };
+    const httpProxyDefault: Contender = { name: 'http-proxy without keep-alive', url: `${nodeProxyDefault.url}/actuator/${ENDPOINT}`, pid: nodeProxyDefault.child.pid!, runs: [] };
     const contenders = [minimalProxy, vigilProxy, httpProxy];
-    await sameBody([direct.url, ...contenders.map((contender) => contender.url)]);
-    for (const contender of [direct, ...contenders]) await load(contender.url, WARMUP_S, contender.pid);
+    await sameBody([direct.url, httpProxyDefault.url, ...contenders.map((contender) => contender.url)]);
+    for (const contender of [direct, httpProxyDefault, ...contenders]) await load(contender.url, WARMUP_S, contender.pid);
     direct.runs.push(await load(direct.url, DURATION_S, direct.pid));
+    // Short: a new connection per request leaves sockets in TIME_WAIT, and 10 s of them can exhaust the ephemeral ports.
+    httpProxyDefault.runs.push(await load(httpProxyDefault.url, REFERENCE_S, httpProxyDefault.pid));
     // The machine is shared and noisy: each round measures Vigil between its two baselines (the
     // order reversed every round) and the figures are the medians of the per-round ratios.
     const versusMinimal: number[] = [];
@@ -116,6 +123,7 @@ export async function run(): Promise<Figure[]> {
     const summary = (contender: Contender) => `${contender.name} ${Math.round(median(contender.runs.map((run) => run.rps)))} req/s, ` +
       `${Math.round(median(contender.runs.map((run) => run.cpuUs)))} µs CPU/req`;
     console.log(`proxy (medians): ${[direct, ...contenders].map(summary).join('; ')}`);
+    console.log(`proxy (reference, one run): ${summary(httpProxyDefault)}`);
     const minimalRps = median(minimalProxy.runs.map((run) => run.rps));
     const vigilRps = median(vigilProxy.runs.map((run) => run.rps));
     const nodeProxyRps = median(httpProxy.runs.map((run) => run.rps));
