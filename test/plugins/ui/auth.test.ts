@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestKernel, type TestKernel } from '../../../core/testing.js';
 import { openPage, register } from './browser-support.js';
-import { launchChromium } from './chromium.js';
+import { launchChromium } from '../../support/chromium.js';
 
 let browser: Browser;
 let tk: TestKernel;

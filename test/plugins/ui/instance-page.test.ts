@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { ACTUATOR_V3 } from '../../support/fake-actuator.js';
 import { eventually } from '../../support/http.js';
 import { openPage, startFleet, type Fleet } from './browser-support.js';
-import { launchChromium } from './chromium.js';
+import { launchChromium } from '../../support/chromium.js';
 
 let browser: Browser;
 let fleet: Fleet;

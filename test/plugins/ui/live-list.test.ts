@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call } from '../../support/http.js';
 import { openPage, countOf, register, startFleet, type Fleet } from './browser-support.js';
-import { launchChromium } from './chromium.js';
+import { launchChromium } from '../../support/chromium.js';
 
 let browser: Browser;
 let fleet: Fleet;

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { startTestKernel, type TestKernel } from '../../../core/testing.js';
 import { eventually } from '../../support/http.js';
 import { countOf, openPage, register } from './browser-support.js';
-import { launchChromium } from './chromium.js';
+import { launchChromium } from '../../support/chromium.js';
 import { TcpRelay } from './tcp-relay.js';
 
 let browser: Browser;
