@@ -21,6 +21,7 @@ const RETRY_MS = 5000;
  * A dropped stream resumes by itself: EventSource reconnects with `Last-Event-ID`, and the server
  * replays what was missed. When the numbering goes backwards, or an event is not newer than what
  * is held, the server has restarted: the list is loaded again instead of mixing two histories.
+ * So it is when the stream dropped before any event came: there is no id to resume from.
  */
 export class LiveStore {
   readonly #instances = new Map<string, Instance>();
@@ -38,6 +39,8 @@ export class LiveStore {
   #overlap = false;
   #lastSeq = 0;
   #source: EventSource | undefined;
+  /** The stream dropped and EventSource is reconnecting on its own. */
+  #reconnecting = false;
   #frame = false;
   #applicationList: Application[] | undefined;
 
@@ -93,12 +96,17 @@ export class LiveStore {
     source.onopen = () => {
       this.connection = 'live';
       this.#changed();
-      if (!this.#synced) void this.#sync();
+      // A stream that dropped before its first event reconnects without Last-Event-ID, so the
+      // server cannot replay what it missed meanwhile: only a fresh list closes that gap.
+      if (this.#synced && this.#lastSeq === 0 && this.#reconnecting) this.#resync([]);
+      else if (!this.#synced) void this.#sync();
+      this.#reconnecting = false;
     };
     source.onmessage = (message) => this.#receive(message);
     source.onerror = () => {
       if (source.readyState !== EventSource.CLOSED) {
         this.connection = 'reconnecting';
+        this.#reconnecting = true;
       } else {
         // An HTTP error (401, 503 while the server stops...): EventSource gives up, and a new one
         // cannot send Last-Event-ID, so the list is loaded again once it is back.

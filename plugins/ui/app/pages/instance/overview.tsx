@@ -11,18 +11,18 @@ export function Overview({ instance }: { instance: Instance }) {
   const metadata = Object.entries(registration.metadata);
   return (
     <div class="overview">
-      <article class="card health">
+      <article class="card health" aria-label="Health">
         <h2>Health</h2>
         <p><StatusBadge status={instance.statusInfo.status} /> <span class="muted">since {formatInstant(instance.statusTimestamp)}</span></p>
         {Object.keys(instance.statusInfo.details).length > 0
           ? <HealthTree details={instance.statusInfo.details} />
           : <p class="muted">No health details.</p>}
       </article>
-      <article class="card">
+      <article class="card" aria-label="Info">
         <h2>Info</h2>
         {Object.keys(instance.info).length > 0 ? <JsonTree value={instance.info} /> : <p class="muted">No info yet.</p>}
       </article>
-      <article class="card">
+      <article class="card" aria-label="Registration">
         <h2>Registration</h2>
         <dl class="pairs">
           <dt>Name</dt><dd>{registration.name}</dd>
@@ -35,13 +35,13 @@ export function Overview({ instance }: { instance: Instance }) {
           <dt>Tags</dt><dd>{Object.entries(instance.tags).map(([key, value]) => <span class="tag" key={key}>{key}={value}</span>)}</dd>
         </dl>
       </article>
-      <article class="card">
+      <article class="card" aria-label="Metadata">
         <h2>Metadata</h2>
         {metadata.length > 0 ? (
           <dl class="pairs">{metadata.map(([key, value]) => [<dt key={`k-${key}`}>{key}</dt>, <dd key={`v-${key}`} class="mono">{value}</dd>])}</dl>
         ) : <p class="muted">No metadata.</p>}
       </article>
-      <article class="card">
+      <article class="card" aria-label="Endpoints">
         <h2>Endpoints</h2>
         <ul class="endpoints">
           {visibleEndpoints(instance).map((endpoint) => <li key={endpoint.id}><b>{endpoint.id}</b> <span class="muted mono">{endpoint.url}</span></li>)}
