@@ -29,6 +29,12 @@ const CACHE_TTL_MS = 5 * 60_000;
  */
 export class Authenticator {
   readonly #cache = new VerificationCache<Principal>(CACHE_ENTRIES, CACHE_TTL_MS);
+  /**
+   * Verifications running now, by the same key as the cache. A thousand clients sharing one
+   * credential that arrive together (a restart, then every client re-registers) would otherwise
+   * each run scrypt before the first result is cached: 50 s of CPU instead of 50 ms.
+   */
+  readonly #running = new Map<string, Promise<Principal | undefined>>();
 
   private constructor(
     private readonly users: ReadonlyMap<string, { readonly hash: string; readonly role: Role }>,
@@ -58,6 +64,14 @@ export class Authenticator {
       : ['bearer', credentials.token])).toString('hex');
     const cached = this.#cache.get(key);
     if (cached) return cached;
+    const running = this.#running.get(key);
+    if (running) return running;
+    const verification = this.#verify(credentials, key).finally(() => this.#running.delete(key));
+    this.#running.set(key, verification);
+    return verification;
+  }
+
+  async #verify(credentials: Extract<Credentials, { kind: 'basic' | 'bearer' }>, key: string): Promise<Principal | undefined> {
     const principal = credentials.kind === 'basic'
       ? await this.#basic(credentials.username, credentials.password)
       : await this.#bearer(credentials.token);

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { ACTUATOR_V3 } from '../../support/fake-actuator.js';
+
+const CHUNK = 64 * 1024;
+
+/** The bytes of a download: a pattern that differs per 64 KiB chunk, so a lost or repeated chunk changes the hash. */
+function chunkOf(index: number): Buffer {
+  const chunk = Buffer.alloc(CHUNK);
+  for (let offset = 0; offset < CHUNK; offset += 4) chunk.writeUInt32BE((index * CHUNK + offset) >>> 0, offset);
+  return chunk;
+}
+
+/** SHA-256 of a download of `bytes` bytes (a multiple of 64 KiB). */
+export function downloadSha256(bytes: number): string {
+  const hash = createHash('sha256');
+  for (let index = 0; index < bytes / CHUNK; index += 1) hash.update(chunkOf(index));
+  return hash.digest('hex');
+}
+
+/**
+ * One node:http server standing in for many instances at once: `/i/<n>/actuator/health` is UP
+ * for any n, and `/dl/actuator` is an instance with a `heapdump` of `downloadBytes`, streamed
+ * with backpressure.
+ */
+export class BulkInstance {
+  healthChecks = 0;
+  downloadsStarted = 0;
+  readonly #sockets = new Set<Socket>();
+  port = 0;
+
+  private constructor(private readonly server: Server, readonly downloadBytes: number) {}
+
+  static async start(downloadBytes: number): Promise<BulkInstance> {
+    let bulk: BulkInstance;
+    const server = createServer((req, res) => {
+      const path = (req.url ?? '').split('?')[0];
+      if (path === '/dl/actuator') {
+        const links = Object.fromEntries(['health', 'heapdump'].map((id) => [id, { href: `${bulk.base}/dl/actuator/${id}`, templated: false }]));
+        res.writeHead(200, { 'content-type': ACTUATOR_V3 }).end(JSON.stringify({ _links: links }));
+      } else if (path === '/dl/actuator/heapdump') {
+        bulk.downloadsStarted += 1;
+        stream(res, downloadBytes);
+      } else if (path?.endsWith('/actuator/health')) {
+        bulk.healthChecks += 1;
+        res.writeHead(200, { 'content-type': ACTUATOR_V3 }).end('{"status":"UP"}');
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    bulk = new BulkInstance(server, downloadBytes);
+    server.on('connection', (socket: Socket) => {
+      bulk.#sockets.add(socket);
+      socket.on('close', () => bulk.#sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    bulk.port = (server.address() as AddressInfo).port;
+    return bulk;
+  }
+
+  get base(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  healthUrl(n: number): string {
+    return `${this.base}/i/${n}/actuator/health`;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function stream(res: ServerResponse, bytes: number): void {
+  res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes) });
+  let index = 0;
+  const pump = () => {
+    while (index < bytes / CHUNK) {
+      const more = res.write(chunkOf(index));
+      index += 1;
+      if (!more) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+    res.end();
+  };
+  res.on('error', () => undefined);
+  pump();
+}
