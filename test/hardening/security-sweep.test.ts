@@ -10,7 +10,7 @@ import { DEFAULT_APP_FOLDER } from '../../plugins/ui/app-folder.js';
 import { call } from '../support/http.js';
 import { FakeActuator } from '../support/fake-actuator.js';
 import { capture, type Captured } from './support/capture.js';
-import { ADMIN, CLIENT, TOKEN, basic, startFullKernel, type FullKernel, type Route } from './support/full-kernel.js';
+import { ADMIN, ALLOWED_ORIGIN, CLIENT, TOKEN, basic, startFullKernel, type FullKernel, type Route } from './support/full-kernel.js';
 
 /**
  * With basic-auth on, every route the router holds (read from the router itself, so a route
@@ -146,6 +146,11 @@ for (const contextPath of ['', '/admin']) {
               assertError(reply, route.method, path, 401, /^authentication required$/, `${label} without credentials`);
               assert.equal(header(reply, 'www-authenticate'), [CHALLENGE], label);
             }),
+            // From a page of the allowed origin: refused all the same (with the CORS headers that let it read why).
+            send({ origin: ALLOWED_ORIGIN }).then((reply) => {
+              assertError(reply, route.method, path, 401, /^authentication required$/, `${label} cross-origin without credentials`);
+              assert.equal(header(reply, 'access-control-allow-origin'), [ALLOWED_ORIGIN], label);
+            }),
             send({ authorization: basic(ADMIN.username, `${ADMIN.password}x`) }).then((reply) => {
               assertError(reply, route.method, path, 401, /^bad credentials$/, `${label} with a wrong password`);
               assert.equal(header(reply, 'www-authenticate'), [CHALLENGE], label);
@@ -166,6 +171,16 @@ for (const contextPath of ['', '/admin']) {
           ];
         }));
       }
+      // CORS preflights are answered before authentication, as browsers send them without
+      // credentials: with headers only, never by the route (the proxied endpoint is checked below).
+      for (const route of routes) {
+        const path = concrete(route, contextPath, target);
+        const preflight = await capture(full.port, { method: 'OPTIONS', path, headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': route.method } });
+        requests += 1;
+        assert.is(preflight.status, 204, `preflight of ${route.method} ${path}`);
+        assert.is(preflight.body.length, 0, `preflight of ${route.method} ${path}`);
+        assert.equal(header(preflight, 'access-control-allow-origin'), [ALLOWED_ORIGIN], `preflight of ${route.method} ${path}`);
+      }
       // Paths no route holds are refused the same way (not answered 404 to strangers).
       for (const path of ['/nope', `/instances/${target.id}/nope`, '/index.html', '/ui/', '/ui/missing.js', '/ui/../index.html']) {
         const reply = await capture(full.port, { method: 'GET', path: `${contextPath}${path}`, headers: { accept: 'text/html' } });
@@ -181,7 +196,7 @@ for (const contextPath of ['', '/admin']) {
       const through = await call('GET', `${full.tk.url}/instances/${target.id}/actuator/${PROXIED}`, { headers: { authorization: `Bearer ${TOKEN}` } });
       assert.is(through.status, 200, through.text);
       assert.is(fake.requestsTo(`/${PROXIED}`).length, 1);
-      console.log(`  security sweep (context path "${contextPath}"): ${routes.length} routes (${full.routes.length} table entries), ${requests} requests refused`);
+      console.log(`  security sweep (context path "${contextPath}"): ${routes.length} routes (${full.routes.length} table entries), ${requests} requests refused or answered as a preflight`);
     } finally {
       await full.tk.stop();
       await fake.close();
