@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
+const isEmpty = (value: object): boolean => Object.keys(value).length === 0;
 
 /** Any JSON value as nested key/value lists; long branches fold away below the first levels. */
 export function JsonTree({ value, depth = 0 }: { value: unknown; depth?: number }): ComponentChildren {
@@ -10,7 +11,7 @@ export function JsonTree({ value, depth = 0 }: { value: unknown; depth?: number 
   return (
     <dl class="json">
       {entries.map(([key, item]) => (
-        <div key={key} class="json-entry">
+        <div key={key} class={isObject(item) && !isEmpty(item) ? 'json-entry nested' : 'json-entry'}>
           <dt>{key}</dt>
           <dd>
             {isObject(item) && depth >= 1 && Object.keys(item).length > 6

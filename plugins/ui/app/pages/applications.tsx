@@ -57,7 +57,7 @@ export function ApplicationsPage() {
   return (
     <section class="page applications">
       <div class="toolbar">
-        <input type="search" class="filter" placeholder="Filter by name, URL, id, version or tag" aria-label="Filter applications"
+        <input type="search" class="filter" placeholder="Filter by name, URL, tag…" title="Filter by name, URL, id, version or tag" aria-label="Filter applications"
           value={filter.text} onInput={(event) => { const text = (event.currentTarget as HTMLInputElement).value; setFilter((current) => ({ ...current, text })); }} />
         <div class="chips" role="group" aria-label="Filter by status">
           {totals.map(([status, count]) => (

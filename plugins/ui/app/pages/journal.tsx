@@ -86,7 +86,7 @@ export function JournalPage() {
 function nameOf(store: LiveStore, entry: JournalEntry): string | undefined {
   const { event } = entry;
   if (event.type === 'REGISTERED' || event.type === 'REGISTRATION_UPDATED') return event.registration.name;
-  return store.nameOf(event.instance);
+  return store.nameOf(event.instance) ?? store.journal.nameOf(event.instance);
 }
 
 function detail({ event }: JournalEntry) {

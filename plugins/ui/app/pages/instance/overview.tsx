@@ -1,6 +1,6 @@
 import { JsonTree } from '../../components/json-tree';
 import { StatusBadge } from '../../components/status';
-import { formatInstant } from '../../format';
+import { formatInstant, formatValue } from '../../format';
 import { visibleEndpoints, type Instance } from '../../model/domain';
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -57,7 +57,7 @@ function HealthTree({ details }: { details: Readonly<Record<string, unknown>> })
     <ul class="health-tree">
       {Object.entries(details).map(([name, value]) => {
         if (isObject(value) && typeof value.status === 'string') {
-          const own = isObject(value.details) ? value.details : undefined;
+          const own = isObject(value.details) ? readable(name, value.details) : undefined;
           const children = isObject(value.components) ? value.components : undefined;
           return (
             <li key={name}>
@@ -71,6 +71,15 @@ function HealthTree({ details }: { details: Readonly<Record<string, unknown>> })
       })}
     </ul>
   );
+}
+
+/** Spring Boot's disk space sizes are bytes: shown as GiB, as people read them (the raw count in a 12-digit number helps no one). */
+const DISK_SIZES = ['total', 'free', 'threshold'];
+
+function readable(component: string, details: Record<string, unknown>): Record<string, unknown> {
+  if (component !== 'diskSpace') return details;
+  return Object.fromEntries(Object.entries(details).map(([key, value]) =>
+    [key, DISK_SIZES.includes(key) && typeof value === 'number' ? formatValue(value, 'bytes') : value]));
 }
 
 function link(url: string | null) {
