@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { builtinPlugins } from '../plugins/index.js';
 import { HELP, parseCli } from './cli.js';
 import { ProblemsError, messageOf } from './errors.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { Kernel } from './kernel.js';
 import { createLogger } from './logger.js';
 import type { Logger } from './plugin-api.js';
@@ -50,6 +51,8 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   const log = createLogger({ level: prepared.settings['log-level'], format: prepared.settings['log-format'] });
   guardProcess(log);
+  const heapFlag = limitHeapGrowth(process.execArgv, process.env.NODE_OPTIONS);
+  log.debug(heapFlag ? `V8 heap growth limited: ${heapFlag}` : 'V8 heap flags left as the operator set them');
   const kernel = new Kernel(prepared, log);
   const started = kernel.start();
   // Signals are handled from before the first line says "listening": a supervisor may stop us at once.

@@ -56,7 +56,8 @@ export async function run(): Promise<Figure[]> {
     return [
       { name: 'monitoring-coverage', value: daemon.coverage, target: TARGET_COVERAGE, kind: 'min', baseline: baselineText },
       { name: 'monitoring-cpu', value: daemon.cpuShare, target: TARGET_CPU_SHARE, kind: 'max', unit: 'share of one core', baseline: `${baselineText}; daemon ${round(cpuRatio)}x the poller` },
-      { name: 'monitoring-rss', value: daemon.peakRssMb, target: TARGET_RSS_MB, kind: 'max', unit: 'MB', baseline: `${baselineText}; daemon VmHWM ${Math.round(daemon.hwmMb)} MB` },
+      // The high-water mark over the daemon's whole life, registering the fleet included, not only the steady state.
+      { name: 'monitoring-rss', value: daemon.hwmMb, target: TARGET_RSS_MB, kind: 'max', unit: 'MB', baseline: `${baselineText}; daemon peak RSS in the measured window ${Math.round(daemon.peakRssMb)} MB` },
     ];
   } finally {
     await stopProcess(fleet);
