@@ -14,13 +14,18 @@ export interface Figure {
   /** `min`: value must be at least target; `max`: at most. */
   readonly kind: 'min' | 'max';
   readonly unit?: string;
-  /** The baseline measured in the same run, when the figure is a ratio. */
+  /** What the baseline measured in the same run did, in words and numbers. */
   readonly baseline?: string;
+  /** Vigil's result over the baseline's in the same run (for a figure that is itself a ratio, the value). */
+  readonly ratio?: number;
+}
+
+export function passes(figure: Figure): boolean {
+  return figure.kind === 'min' ? figure.value >= figure.target : figure.value <= figure.target;
 }
 
 export function resultLine(figure: Figure): string {
-  const pass = figure.kind === 'min' ? figure.value >= figure.target : figure.value <= figure.target;
-  return `RESULT ${figure.name} value=${round(figure.value)} target=${figure.target} pass=${pass ? 'yes' : 'no'}`;
+  return `RESULT ${figure.name} value=${round(figure.value)} target=${figure.target} pass=${passes(figure) ? 'yes' : 'no'}`;
 }
 
 export function round(value: number): number {

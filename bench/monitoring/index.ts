@@ -52,12 +52,12 @@ export async function run(): Promise<Figure[]> {
 
     const cpuRatio = daemon.cpuShare / baseline.cpuShare;
     console.log(`  baseline: ${baseline.polls} polls in all (${baseline.failures} failed); daemon/baseline CPU ${round(cpuRatio)}x`);
-    const baselineText = `bare undici poller: CPU ${pct(baseline.cpuShare)} of one core, peak RSS ${Math.round(baseline.peakRssMb)} MB, coverage ${round(baseline.coverage)}`;
+    const baselineText = `bare undici poller: CPU ${pct(baseline.cpuShare)} of one core, peak RSS ${Math.round(baseline.hwmMb)} MB, coverage ${round(baseline.coverage)}`;
     return [
-      { name: 'monitoring-coverage', value: daemon.coverage, target: TARGET_COVERAGE, kind: 'min', baseline: baselineText },
-      { name: 'monitoring-cpu', value: daemon.cpuShare, target: TARGET_CPU_SHARE, kind: 'max', unit: 'share of one core', baseline: `${baselineText}; daemon ${round(cpuRatio)}x the poller` },
+      { name: 'monitoring-coverage', value: daemon.coverage, target: TARGET_COVERAGE, kind: 'min', baseline: baselineText, ratio: daemon.coverage / baseline.coverage },
+      { name: 'monitoring-cpu', value: daemon.cpuShare, target: TARGET_CPU_SHARE, kind: 'max', unit: 'share of one core', baseline: `${baselineText}; daemon ${round(cpuRatio)}x the poller`, ratio: cpuRatio },
       // The high-water mark over the daemon's whole life, registering the fleet included, not only the steady state.
-      { name: 'monitoring-rss', value: daemon.hwmMb, target: TARGET_RSS_MB, kind: 'max', unit: 'MB', baseline: `${baselineText}; daemon peak RSS in the measured window ${Math.round(daemon.peakRssMb)} MB` },
+      { name: 'monitoring-rss', value: daemon.hwmMb, target: TARGET_RSS_MB, kind: 'max', unit: 'MB', baseline: `${baselineText}; daemon peak RSS in the measured window ${Math.round(daemon.peakRssMb)} MB`, ratio: daemon.hwmMb / baseline.hwmMb },
     ];
   } finally {
     await stopProcess(fleet);

@@ -141,8 +141,8 @@ export async function run(): Promise<Figure[]> {
 
     const growthMb = (vigilMemory.peakKb - vigilMemory.beforeKb) / 1024;
     return [
-      { name: 'proxy-ratio', value: median(versusMinimal), target: 0.8, kind: 'min', baseline: `minimal undici proxy ${Math.round(minimalRps)} req/s; vigil ${Math.round(vigilRps)} req/s` },
-      { name: 'proxy-vs-http-proxy', value: median(versusHttpProxy), target: 1.2, kind: 'min', baseline: `http-proxy ${Math.round(nodeProxyRps)} req/s; vigil ${Math.round(vigilRps)} req/s` },
+      { name: 'proxy-ratio', value: median(versusMinimal), target: 0.8, kind: 'min', baseline: `minimal undici proxy ${Math.round(minimalRps)} req/s; vigil ${Math.round(vigilRps)} req/s`, ratio: median(versusMinimal) },
+      { name: 'proxy-vs-http-proxy', value: median(versusHttpProxy), target: 1.2, kind: 'min', baseline: `http-proxy ${Math.round(nodeProxyRps)} req/s; vigil ${Math.round(vigilRps)} req/s`, ratio: median(versusHttpProxy) },
       { name: 'proxy-rss-growth-mb', value: growthMb, target: 32, kind: 'max', unit: 'MB' },
     ];
   } finally {

@@ -133,7 +133,7 @@ export async function run(): Promise<Figure[]> {
 
   const fanOutMs = median(vigilResult.lastMs);
   return [
-    { name: 'sse-fanout-ms', value: fanOutMs, target: 50, kind: 'max', unit: 'ms', baseline: `bare node:http ${round(median(baselineResult.lastMs))} ms` },
-    { name: 'sse-rss-per-subscriber-kb', value: vigilResult.perSubscriberKb, target: 20, kind: 'max', unit: 'KB', baseline: `bare node:http ${round(baselineResult.perSubscriberKb)} KB` },
+    { name: 'sse-fanout-ms', value: fanOutMs, target: 50, kind: 'max', unit: 'ms', baseline: `bare node:http ${round(median(baselineResult.lastMs))} ms`, ratio: fanOutMs / median(baselineResult.lastMs) },
+    { name: 'sse-rss-per-subscriber-kb', value: vigilResult.perSubscriberKb, target: 20, kind: 'max', unit: 'KB', baseline: `bare node:http ${round(baselineResult.perSubscriberKb)} KB`, ratio: vigilResult.perSubscriberKb / baselineResult.perSubscriberKb },
   ];
 }

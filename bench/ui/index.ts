@@ -40,6 +40,7 @@ export async function run(): Promise<Figure[]> {
     return [{
       name: 'ui-interactive-ms', value, target: TARGET_MS, kind: 'max', unit: 'ms',
       baseline: `same browser fetching and parsing GET /applications (${INSTANCES} instances): ${Math.round(baseline)} ms; page ${round(value / baseline)}x that`,
+      ratio: value / baseline,
     }];
   } finally {
     await browser?.close();

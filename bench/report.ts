@@ -1,0 +1,57 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { machine, passes, root, round, type Figure } from './support.js';
+
+export const REPORT_PATH = join(root, 'bench', 'REPORT.md');
+
+const HEADER = `# Benchmark report
+
+Written by \`npm run bench\` (every benchmark) and \`npm run bench -- NAME\` (one; only its rows
+change). Each row is the latest run of that figure: its value, the baseline measured in the same
+run, Vigil's result over the baseline's, the target, and the machine and date of the run. The
+machine is shared and noisy: trust ratios over absolute numbers, and rerun before believing a
+surprise. What each benchmark does is described at the top of its \`bench/NAME/index.ts\`.
+
+| figure | value | baseline (same run) | ratio | target | pass | run |
+|---|---|---|---|---|---|---|
+`;
+
+/** Rows of an existing report, by figure name, so a partial run keeps the others. */
+function existingRows(text: string): Map<string, string> {
+  const rows = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const name = /^\| `([^`]+)` \|/.exec(line)?.[1];
+    if (name) rows.set(name, line);
+  }
+  return rows;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+export function reportRow(figure: Figure, ranOn: string): string {
+  const unit = figure.unit ? ` ${figure.unit}` : '';
+  const cells = [
+    `\`${figure.name}\``,
+    `${round(figure.value)}${unit}`,
+    figure.baseline ?? 'none measured',
+    figure.ratio === undefined ? '—' : `${round(figure.ratio)}x`,
+    `${figure.kind === 'min' ? '≥' : '≤'} ${figure.target}${unit}`,
+    passes(figure) ? 'yes' : '**no**',
+    ranOn,
+  ];
+  return `| ${cells.map(cell).join(' | ')} |`;
+}
+
+/** Merges this run's figures into the report (new figures last, existing ones in place). */
+export function renderReport(previous: string, figures: readonly Figure[], ranOn: string): string {
+  const rows = existingRows(previous);
+  for (const figure of figures) rows.set(figure.name, reportRow(figure, ranOn));
+  return `${HEADER}${[...rows.values()].join('\n')}\n`;
+}
+
+export function writeReport(figures: readonly Figure[], now = new Date()): void {
+  const previous = existsSync(REPORT_PATH) ? readFileSync(REPORT_PATH, 'utf8') : '';
+  writeFileSync(REPORT_PATH, renderReport(previous, figures, `${now.toISOString().slice(0, 10)}, ${machine()}`));
+}

@@ -1,0 +1,27 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { renderReport, reportRow } from '../../bench/report.js';
+import type { Figure } from '../../bench/support.js';
+
+const cpu: Figure = { name: 'monitoring-cpu', value: 0.23197, target: 0.5, kind: 'max', unit: 'share of one core', baseline: 'poller 10% | of one core', ratio: 2.2311 };
+const fanout: Figure = { name: 'sse-fanout-ms', value: 115, target: 50, kind: 'max', unit: 'ms' };
+
+test('a row holds the value, the baseline, the ratio, the target, the verdict and the run', () => {
+  assert.is(reportRow(cpu, 'day, box'),
+    '| `monitoring-cpu` | 0.232 share of one core | poller 10% \\| of one core | 2.231x | ≤ 0.5 share of one core | yes | day, box |');
+  assert.is(reportRow(fanout, 'day, box'), '| `sse-fanout-ms` | 115 ms | none measured | — | ≤ 50 ms | **no** | day, box |');
+});
+
+test('a partial run replaces only its own rows and keeps the others in place', () => {
+  const first = renderReport('', [cpu, fanout], 'monday, box');
+  const second = renderReport(first, [{ ...fanout, value: 40 }, { name: 'ui-interactive-ms', value: 900, target: 2000, kind: 'max' }], 'tuesday, box');
+  const rows = second.split('\n').filter((line) => line.startsWith('| `'));
+  assert.equal(rows, [
+    reportRow(cpu, 'monday, box'),
+    reportRow({ ...fanout, value: 40 }, 'tuesday, box'),
+    '| `ui-interactive-ms` | 900 | none measured | — | ≤ 2000 | yes | tuesday, box |',
+  ]);
+  assert.ok(second.startsWith('# Benchmark report\n'));
+});
+
+test.run();
