@@ -36,15 +36,23 @@ export function machine(): string {
   return `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
 
+const START_TIMEOUT_MS = 30_000;
+
 /** Starts a child process and resolves with it and the URL it announces on a `listening on URL` line. */
 export function startProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    // A server that never says it listens (a log level above info, say) must fail the run, not hang it.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no "listening on" line within ${START_TIMEOUT_MS} ms from ${args.join(' ')}:\n${output}`));
+    }, START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
       if (match) {
+        clearTimeout(timer);
         child.stdout!.off('data', onData);
         child.stdout!.resume();
         resolve({ child, url: match[1]! });
@@ -52,7 +60,10 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promi
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-    child.on('exit', (code) => reject(new Error(`process exited (${code}) before listening:\n${output}`)));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`process exited (${code}) before listening:\n${output}`));
+    });
   });
 }
 

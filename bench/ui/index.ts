@@ -22,7 +22,7 @@ export async function run(): Promise<Figure[]> {
   console.log(`ui: ${INSTANCES} instances in ${APPLICATIONS} applications; ${machine()}`);
   const config = join(tmpdir(), `vigil-bench-ui-${process.pid}.yaml`);
   // No monitor: the benchmark addresses are unreachable, and only the page is measured.
-  writeFileSync(config, 'host: 127.0.0.1\nport: 0\nlog-level: warn\nplugins: [rest-api, sse, ui]\n');
+  writeFileSync(config, 'host: 127.0.0.1\nport: 0\nlog-level: info\nplugins: [rest-api, sse, ui]\n');
   const daemon = await startProcess([join(root, 'bin', 'vigil.js'), '--config', config]);
   let browser: Browser | undefined;
   try {
