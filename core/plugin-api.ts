@@ -27,6 +27,7 @@ import type { ConfigSchema } from '../config/validate.js';
 export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
 export type { Command, StatusChangeDetection } from './store/commands.js';
 export type { JsonViews } from './store/json-view.js';
+export { maskUrlPassword } from './store/url-credentials.js';
 export type {
   Application, Endpoint, EventDraft, Instance, InstanceEvent, InstanceEventType, Registration, StatusInfo,
 } from './store/types.js';

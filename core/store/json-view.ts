@@ -1,7 +1,9 @@
 import { visibleEndpoints } from './instance.js';
-import type { Application, Instance, InstanceEvent, Registration } from './types.js';
+import { MASK } from './mask.js';
+import type { Application, Endpoint, Instance, InstanceEvent, Registration } from './types.js';
+import { maskUrlPassword } from './url-credentials.js';
 
-export const MASK = '******';
+export { MASK };
 
 /** The wire form of the domain values. Every output goes through these, so sanitising cannot be skipped. */
 export interface JsonViews {
@@ -28,9 +30,9 @@ export function createJsonViews(sanitizePatterns: readonly string[]): JsonViews 
       for (const [key, entry] of Object.entries(value.metadata)) metadata[key] = sensitive(key) ? MASK : entry;
       view = {
         name: value.name,
-        managementUrl: value.managementUrl,
-        healthUrl: value.healthUrl,
-        serviceUrl: value.serviceUrl,
+        managementUrl: maskUrlPassword(value.managementUrl),
+        healthUrl: maskUrlPassword(value.healthUrl),
+        serviceUrl: maskUrlPassword(value.serviceUrl),
         source: value.source,
         metadata,
       };
@@ -47,7 +49,7 @@ export function createJsonViews(sanitizePatterns: readonly string[]): JsonViews 
     statusInfo: value.statusInfo,
     statusTimestamp: value.statusTimestamp,
     info: value.info,
-    endpoints: visibleEndpoints(value),
+    endpoints: endpointsView(visibleEndpoints(value)),
     buildVersion: value.buildVersion,
     tags: value.tags,
   });
@@ -68,7 +70,7 @@ export function createJsonViews(sanitizePatterns: readonly string[]): JsonViews 
         view.statusInfo = value.statusInfo;
         break;
       case 'ENDPOINTS_DETECTED':
-        view.endpoints = value.endpoints;
+        view.endpoints = endpointsView(value.endpoints);
         break;
       case 'INFO_CHANGED':
         view.info = value.info;
@@ -88,4 +90,10 @@ export function createJsonViews(sanitizePatterns: readonly string[]): JsonViews 
   });
 
   return { registration, instance, event, application };
+}
+
+/** Endpoint URLs derive from the management URL, so they may carry its userinfo too. */
+function endpointsView(endpoints: readonly Endpoint[]): readonly Endpoint[] {
+  if (!endpoints.some((endpoint) => endpoint.url.includes('@'))) return endpoints;
+  return endpoints.map((endpoint) => ({ ...endpoint, url: maskUrlPassword(endpoint.url) }));
 }

@@ -1,4 +1,4 @@
-import type { DetectionStrategy, InstanceHttpClient, Logger } from '../../core/plugin-api.js';
+import { maskUrlPassword, type DetectionStrategy, type InstanceHttpClient, type Logger } from '../../core/plugin-api.js';
 import { alignScheme, endpointsFromIndex, isActuatorIndexType } from './index-links.js';
 
 /** SBA's default Accept without the v1 type: a v1 index has no `_links` this strategy could read. */
@@ -28,7 +28,7 @@ export function indexStrategy({ http, log }: IndexStrategyOptions): DetectionStr
       if (!managementUrl || managementUrl === registration.serviceUrl) return [];
       const client = http();
       const nothing = (why: string) => {
-        log.debug(`actuator index of instance ${instance.id} ${why}; handing over to the next strategy`, { url: managementUrl });
+        log.debug(`actuator index of instance ${instance.id} ${why}; handing over to the next strategy`, { url: maskUrlPassword(managementUrl) });
         return [];
       };
 
@@ -57,7 +57,7 @@ export function indexStrategy({ http, log }: IndexStrategyOptions): DetectionStr
       const found = endpointsFromIndex(body);
       if (found.length === 0) return nothing('lists no usable links');
       const { endpoints, changed } = alignScheme(managementUrl, found);
-      if (changed) log.warn(`actuator index of instance ${instance.id} is served over https but links to http: URLs; using https: for them`, { url: managementUrl });
+      if (changed) log.warn(`actuator index of instance ${instance.id} is served over https but links to http: URLs; using https: for them`, { url: maskUrlPassword(managementUrl) });
       return endpoints;
     },
   };

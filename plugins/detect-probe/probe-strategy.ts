@@ -1,4 +1,4 @@
-import type { DetectionStrategy, Instance, InstanceHttpClient, Logger } from '../../core/plugin-api.js';
+import { maskUrlPassword, type DetectionStrategy, type Instance, type InstanceHttpClient, type Logger } from '../../core/plugin-api.js';
 import { forEachBounded } from './bounded.js';
 import { joinUrl, type ProbeEntry } from './probe-entry.js';
 
@@ -45,7 +45,7 @@ export function probeStrategy({ entries, http, log, concurrency = PROBE_CONCURRE
         const url = urls[index]!;
         if (present.has(url) && !found.has(entry.id)) found.set(entry.id, url);
       });
-      log.debug(`probed ${unique.length} paths of instance ${instance.id}: ${present.size} answered 2xx`, { url: managementUrl });
+      log.debug(`probed ${unique.length} paths of instance ${instance.id}: ${present.size} answered 2xx`, { url: maskUrlPassword(managementUrl) });
       return [...found].map(([id, url]) => ({ id, url }));
     },
   };

@@ -1,0 +1,2 @@
+/** What a secret is replaced with wherever it would be shown. */
+export const MASK = '******';
