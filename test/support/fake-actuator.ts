@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listenLocal, type LocalServer } from './local-server.js';
 
 export const ACTUATOR_V3 = 'application/vnd.spring-boot.actuator.v3+json';
 
@@ -30,8 +30,7 @@ export interface RouteSpec {
 export class FakeActuator {
   readonly requests: RecordedRequest[] = [];
   readonly #routes = new Map<string, RouteSpec>();
-  readonly #sockets = new Set<import('node:net').Socket>();
-  #server: Server | undefined;
+  #listening: LocalServer | undefined;
   port = 0;
 
   /** Starts with an index listing `links` (set `links: null` for an index that answers 404). */
@@ -90,22 +89,15 @@ export class FakeActuator {
   }
 
   async close(): Promise<void> {
-    if (!this.#server) return;
-    const server = this.#server;
-    this.#server = undefined;
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const listening = this.#listening;
+    this.#listening = undefined;
+    await listening?.close();
   }
 
   private async listen(): Promise<void> {
     const server = createServer((req, res) => this.#handle(req, res));
-    server.on('connection', (socket) => {
-      this.#sockets.add(socket);
-      socket.on('close', () => this.#sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    this.#server = server;
-    this.port = (server.address() as AddressInfo).port;
+    this.#listening = await listenLocal(server);
+    this.port = this.#listening.port;
   }
 
   #handle(req: IncomingMessage, res: ServerResponse): void {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type ServerResponse } from 'node:http';
 import { ACTUATOR_V3 } from '../../support/fake-actuator.js';
+import { listenLocal, type LocalServer } from '../../support/local-server.js';
 
 const CHUNK = 64 * 1024;
 
@@ -27,10 +27,9 @@ export function downloadSha256(bytes: number): string {
 export class BulkInstance {
   healthChecks = 0;
   downloadsStarted = 0;
-  readonly #sockets = new Set<Socket>();
-  port = 0;
+  #listening: LocalServer | undefined;
 
-  private constructor(private readonly server: Server, readonly downloadBytes: number) {}
+  private constructor(readonly downloadBytes: number) {}
 
   static async start(downloadBytes: number): Promise<BulkInstance> {
     let bulk: BulkInstance;
@@ -49,27 +48,21 @@ export class BulkInstance {
         res.writeHead(404).end();
       }
     });
-    bulk = new BulkInstance(server, downloadBytes);
-    server.on('connection', (socket: Socket) => {
-      bulk.#sockets.add(socket);
-      socket.on('close', () => bulk.#sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    bulk.port = (server.address() as AddressInfo).port;
+    bulk = new BulkInstance(downloadBytes);
+    bulk.#listening = await listenLocal(server);
     return bulk;
   }
 
   get base(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://127.0.0.1:${this.#listening!.port}`;
   }
 
   healthUrl(n: number): string {
     return `${this.base}/i/${n}/actuator/health`;
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.#listening!.close();
   }
 }
 

@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer } from 'node:http';
 import { ACTUATOR_V3 } from '../../support/fake-actuator.js';
+import { listenLocal, type LocalServer } from '../../support/local-server.js';
 
 const CHUNK = Buffer.alloc(64 * 1024, 0x5a);
 
@@ -13,10 +13,9 @@ const CHUNK = Buffer.alloc(64 * 1024, 0x5a);
 export class DripInstance {
   downloadsStarted = 0;
   downloadsClosed = 0;
-  port = 0;
-  readonly #sockets = new Set<Socket>();
+  #listening: LocalServer | undefined;
 
-  private constructor(private readonly server: Server) {}
+  private constructor() {}
 
   static async start(totalBytes: number, intervalMs: number): Promise<DripInstance> {
     let drip: DripInstance;
@@ -46,26 +45,20 @@ export class DripInstance {
         res.writeHead(404).end();
       }
     });
-    drip = new DripInstance(server);
-    server.on('connection', (socket: Socket) => {
-      drip.#sockets.add(socket);
-      socket.on('close', () => drip.#sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    drip.port = (server.address() as AddressInfo).port;
+    drip = new DripInstance();
+    drip.#listening = await listenLocal(server);
     return drip;
   }
 
   get managementUrl(): string {
-    return `http://127.0.0.1:${this.port}/actuator`;
+    return `http://127.0.0.1:${this.#listening!.port}/actuator`;
   }
 
   get healthUrl(): string {
     return `${this.managementUrl}/health`;
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.#listening!.close();
   }
 }

@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer } from 'node:http';
 import { ACTUATOR_V3 } from '../../support/fake-actuator.js';
+import { listenLocal, type LocalServer } from '../../support/local-server.js';
 
 /** What the echo instance answers for every path under its management URL except the index. */
 export interface Echo {
@@ -19,8 +19,7 @@ export interface Echo {
 export class EchoActuator {
   requests = 0;
   withAuthorization = 0;
-  readonly #sockets = new Set<Socket>();
-  #server: Server | undefined;
+  #listening: LocalServer | undefined;
   port = 0;
 
   static async start(links: readonly string[] = ['health', 'info', 'metrics', 'env', 'loggers']): Promise<EchoActuator> {
@@ -40,11 +39,9 @@ export class EchoActuator {
   }
 
   async close(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    if (!server) return;
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const listening = this.#listening;
+    this.#listening = undefined;
+    await listening?.close();
   }
 
   async #listen(): Promise<void> {
@@ -65,12 +62,7 @@ export class EchoActuator {
         res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(text) }).end(text);
       });
     });
-    server.on('connection', (socket) => {
-      this.#sockets.add(socket);
-      socket.on('close', () => this.#sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    this.#server = server;
-    this.port = (server.address() as AddressInfo).port;
+    this.#listening = await listenLocal(server);
+    this.port = this.#listening.port;
   }
 }
