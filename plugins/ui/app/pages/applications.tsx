@@ -3,6 +3,7 @@ import { base } from '../api';
 import { StatusBadge, StatusIcon, statusClass, statusLabel } from '../components/status';
 import { VirtualList } from '../components/virtual-list';
 import { formatInstant } from '../format';
+import { toggled } from '../list-toggle';
 import type { Application } from '../model/domain';
 import { NO_FILTER, buildRows, isFiltering, labelOf, statusCounts, tagOptions, type AppFilter, type Row } from '../model/rows';
 import { FILTER_STATUSES, compareStatus } from '../model/status';
@@ -51,7 +52,7 @@ export function ApplicationsPage() {
   };
   const toggleStatus = (status: string) => setFilter((current) => ({
     ...current,
-    statuses: current.statuses.includes(status) ? current.statuses.filter((s) => s !== status) : [...current.statuses, status],
+    statuses: toggled(current.statuses, status),
   }));
 
   return (

@@ -3,6 +3,7 @@ import { JsonTree } from '../components/json-tree';
 import { StatusBadge } from '../components/status';
 import { VirtualList } from '../components/virtual-list';
 import { formatInstant } from '../format';
+import { toggled } from '../list-toggle';
 import type { InstanceEventType } from '../model/domain';
 import type { JournalEntry } from '../model/journal';
 import type { LiveStore } from '../model/live-store';
@@ -45,7 +46,7 @@ export function JournalPage() {
 
   const toggleType = (type: InstanceEventType) => setFilter((current) => ({
     ...current,
-    types: current.types.includes(type) ? current.types.filter((t) => t !== type) : [...current.types, type],
+    types: toggled(current.types, type),
   }));
 
   return (
