@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { InFlight } from '../../core/plugin-api.js';
 
 /** Why an exchange with an instance was cut short. */
 export type AbortCause = 'client-gone' | 'shutdown' | 'timeout';
@@ -28,16 +29,19 @@ export class CallSignal extends EventEmitter {
  * Exchanges form a tree: the plugin's root follows the kernel's shutdown signal, each request is
  * a child, each instance of a fan-out a grandchild. Aborting a node aborts its subtree. A tree
  * rather than one listener per request on the shared signal: hundreds of concurrent downloads
- * would otherwise pile up listeners on one AbortSignal (and Node's leak warning).
+ * would otherwise pile up listeners on one AbortSignal (and Node's leak warning). The children
+ * are an InFlight list, not a Set: see there why a Set would age every request into the old
+ * generation.
  */
 export class Exchange {
   #signal: CallSignal | undefined;
   #reason: Error | undefined;
   #listeners: ((reason: Error) => void)[] | undefined;
   // Both made on first use: most exchanges have no child and one short-lived timer.
-  #children: Set<Exchange> | undefined;
+  #children: InFlight<Exchange> | undefined;
   #timers: NodeJS.Timeout[] | undefined;
-  #parent: Exchange | undefined;
+  /** Takes this exchange out of its parent's children. */
+  #detach: (() => void) | undefined;
   #cause: AbortCause | undefined;
 
   get cause(): AbortCause | undefined {
@@ -66,15 +70,14 @@ export class Exchange {
     const reason = new Error(`proxy call aborted: ${cause}`);
     this.#reason = reason;
     if (this.#listeners) for (const listener of this.#listeners.splice(0)) listener(reason);
-    if (this.#children) for (const child of this.#children) child.abort(cause);
+    if (this.#children) for (const child of this.#children.snapshot()) child.abort(cause);
   }
 
   /** A new exchange aborted with this one (at once, if this one already is). */
   child(): Exchange {
     const child = new Exchange();
-    child.#parent = this;
     if (this.#cause) child.abort(this.#cause);
-    else (this.#children ??= new Set()).add(child);
+    else child.#detach = (this.#children ??= new InFlight()).add(child);
     return child;
   }
 
@@ -95,7 +98,7 @@ export class Exchange {
   /** Detaches from the parent and clears the timers; the signal stays as it is. */
   dispose(): void {
     if (this.#timers) for (const timer of this.#timers.splice(0)) clearTimeout(timer);
-    if (this.#parent) this.#parent.#children?.delete(this);
-    this.#parent = undefined;
+    this.#detach?.();
+    this.#detach = undefined;
   }
 }
