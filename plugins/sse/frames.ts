@@ -1,7 +1,27 @@
 import type { IncomingMessage } from 'node:http';
 
+const CRLF = Buffer.from('\r\n');
+
+/**
+ * One SSE message as it goes on the wire, encoded once and shared by every subscriber it is
+ * written to. `chunk` is the same message framed as one HTTP/1.1 chunk (size line, message,
+ * CRLF), made on first use: a stream writes that to its socket itself, one write per subscriber,
+ * where node:http's `res.write` queues the size line, the message and the CRLF separately and
+ * flushes them a tick later. With 10,000 subscribers that is a fifth of the time one event holds
+ * the event loop (~100 instead of ~125 ms here; the rest is the kernel's, one write() each).
+ */
+export class Frame {
+  #chunk: Buffer | undefined;
+
+  constructor(readonly bytes: Buffer) {}
+
+  get chunk(): Buffer {
+    return (this.#chunk ??= Buffer.concat([Buffer.from(`${this.bytes.length.toString(16)}\r\n`, 'latin1'), this.bytes, CRLF]));
+  }
+}
+
 /** The keep-alive comment. Written on connect too, which also flushes the headers Node holds back until the first write. */
-export const PING = Buffer.from(':ping\n\n');
+export const PING = new Frame(Buffer.from(':ping\n\n'));
 
 export const STREAM_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream;charset=UTF-8',
@@ -16,9 +36,14 @@ export const STREAM_HEADERS: Readonly<Record<string, string>> = {
  * Encoded to bytes here, once per event: a string would be UTF-8 encoded again for every one of
  * thousands of subscribers it is written to.
  */
-export function frame(seq: number, data: unknown): Buffer {
+export function frame(seq: number, data: unknown): Frame {
   // JSON.stringify never emits a raw newline, so the payload is always a single `data:` line.
-  return Buffer.from(`id: ${seq}\ndata: ${JSON.stringify(data)}\n\n`);
+  return new Frame(Buffer.from(`id: ${seq}\ndata: ${JSON.stringify(data)}\n\n`));
+}
+
+/** Several messages sent as one write (they share an id, and a resume must not split them). */
+export function joinFrames(frames: readonly Frame[]): Frame {
+  return new Frame(Buffer.concat(frames.map((one) => one.bytes)));
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { HttpError, type InstanceChange, type InstanceEvent, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
-import { PING, frame } from './frames.js';
+import { PING, frame, joinFrames, type Frame } from './frames.js';
 import { namesTouchedBy, replayFrames } from './replay.js';
 import { SubscriberStream } from './stream.js';
 import { describeTopic, type Topic } from './topic.js';
@@ -46,7 +46,7 @@ export class StreamHub {
     stream.begin();
     this.#add(stream, topic);
     if (lastEventId !== undefined) {
-      for (const { seq, bytes } of replayFrames(topic, lastEventId, instances, views)) stream.sendEvent(seq, bytes);
+      for (const replayed of replayFrames(topic, lastEventId, instances, views)) stream.sendEvent(replayed.seq, replayed.frame);
     }
     stream.deliveredUpTo(instances.lastSeq);
     log.debug(`stream opened: ${describeTopic(topic)}`, { lastEventId, open: this.#streams.size });
@@ -80,13 +80,13 @@ export class StreamHub {
     if (this.#streams.size === 0) return;
     const watchers = this.#byInstance.get(event.instance);
     if (this.#events.size > 0 || watchers) {
-      const bytes = frame(event.seq, this.options.views.event(event));
-      for (const stream of this.#events) stream.sendEvent(event.seq, bytes);
-      if (watchers) for (const stream of watchers) stream.sendEvent(event.seq, bytes);
+      const message = frame(event.seq, this.options.views.event(event));
+      for (const stream of this.#events) stream.sendEvent(event.seq, message);
+      if (watchers) for (const stream of watchers) stream.sendEvent(event.seq, message);
     }
     if (this.#applications.size > 0) {
-      const bytes = this.#applicationFrames(event.seq, applicationNames());
-      if (bytes.length > 0) for (const stream of this.#applications) stream.sendEvent(event.seq, bytes);
+      const snapshots = this.#applicationFrames(event.seq, applicationNames());
+      if (snapshots) for (const stream of this.#applications) stream.sendEvent(event.seq, snapshots);
     }
   }
 
@@ -116,11 +116,11 @@ export class StreamHub {
    * The application snapshots for one event, serialised once for all subscribers. All go out as
    * one write under the event's id, so resuming never splits them.
    */
-  #applicationFrames(seq: number, names: readonly (string | undefined)[]): Buffer {
+  #applicationFrames(seq: number, names: readonly (string | undefined)[]): Frame | undefined {
     const { instances, views } = this.options;
-    const frames: Buffer[] = [];
+    const frames: Frame[] = [];
     for (const name of names) if (name !== undefined) frames.push(frame(seq, views.application(instances.application(name))));
-    return Buffer.concat(frames);
+    return frames.length > 0 ? joinFrames(frames) : undefined;
   }
 
   #add(stream: SubscriberStream, topic: Topic): void {

@@ -1,10 +1,10 @@
 import type { InstanceEvent, JsonViews, Registry } from '../../core/plugin-api.js';
-import { frame } from './frames.js';
+import { frame, type Frame } from './frames.js';
 import type { Topic } from './topic.js';
 
 export interface Replayed {
   readonly seq: number;
-  readonly bytes: Buffer;
+  readonly frame: Frame;
 }
 
 /**
@@ -23,11 +23,11 @@ export function replayFrames(topic: Topic, lastEventId: number, instances: Regis
   const since = lastEventId > instances.lastSeq ? 0 : lastEventId;
   switch (topic.kind) {
     case 'events':
-      return instances.eventsSince(since).map((event) => ({ seq: event.seq, bytes: frame(event.seq, views.event(event)) }));
+      return instances.eventsSince(since).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'instance':
       // The per-instance history is already at hand; no need to filter the global one.
       return instances.eventsOf(topic.id).filter((event) => event.seq > since)
-        .map((event) => ({ seq: event.seq, bytes: frame(event.seq, views.event(event)) }));
+        .map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'applications':
       return applicationReplay(instances.eventsSince(since), instances, views);
   }
@@ -42,7 +42,7 @@ function applicationReplay(missed: readonly InstanceEvent[], instances: Registry
       lastTouch.set(name, event.seq);
     }
   }
-  return [...lastTouch].map(([name, seq]) => ({ seq, bytes: frame(seq, views.application(instances.application(name))) }));
+  return [...lastTouch].map(([name, seq]) => ({ seq, frame: frame(seq, views.application(instances.application(name))) }));
 }
 
 /**

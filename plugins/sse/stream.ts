@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { PING, STREAM_HEADERS } from './frames.js';
+import { PING, STREAM_HEADERS, type Frame } from './frames.js';
 
 /**
  * One subscriber connection. Writes never wait: a socket that cannot keep up queues in its own
@@ -23,7 +23,7 @@ export class SubscriberStream {
   /** Sends the headers and the first ping. */
   begin(): void {
     this.res.writeHead(200, STREAM_HEADERS);
-    this.res.write(PING);
+    this.res.write(PING.bytes);
   }
 
   /** Marks everything up to `seq` as delivered, so a live event the replay already covered is not sent twice. */
@@ -32,14 +32,14 @@ export class SubscriberStream {
   }
 
   /** Writes an event frame unless the replay already sent it. */
-  sendEvent(seq: number, bytes: Buffer): void {
+  sendEvent(seq: number, frame: Frame): void {
     if (seq <= this.#floor) return;
     this.#floor = seq;
-    this.send(bytes);
+    this.send(frame);
   }
 
   /** Writes a frame or comment; drops the connection instead when too much is still unsent. */
-  send(bytes: Buffer): void {
+  send(frame: Frame): void {
     if (!this.#open) return;
     // writableLength counts what Node still holds for this response and its socket: it only
     // stays high when the peer does not read, because the kernel takes data as fast as it drains.
@@ -48,7 +48,12 @@ export class SubscriberStream {
       this.res.destroy();
       return;
     }
-    this.res.write(bytes);
+    const socket = this.res.socket;
+    // Once node:http has the socket (it is null while an earlier pipelined response still holds
+    // it), the headers and the first ping are in the socket's queue: a chunk written to the
+    // socket goes out after them, in order. HTTP/1.0 clients get no chunked framing: res does it.
+    if (socket && this.res.chunkedEncoding) socket.write(frame.chunk);
+    else this.res.write(frame.bytes);
   }
 
   /** Ends the stream cleanly (shutdown). */
