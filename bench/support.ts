@@ -38,10 +38,13 @@ export function machine(): string {
 
 const START_TIMEOUT_MS = 30_000;
 
-/** Starts a child process and resolves with it and the URL it announces on a `listening on URL` line. */
-export function startProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * Starts a child process (node with `args`, unless another `command` is given) and resolves with
+ * it and the URL it announces on a `listening on URL` line.
+ */
+export function startProcess(args: string[], env: NodeJS.ProcessEnv = {}, command: string = process.execPath): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     // A server that never says it listens (a log level above info, say) must fail the run, not hang it.
     const timer = setTimeout(() => {

@@ -1,8 +1,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { machine, residentKb, root, round, startProcess, stopProcess, type Figure } from '../support.js';
+import { buildFloorServer } from './floor-server.js';
 import type { Reply } from './subscribers.js';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
@@ -101,7 +102,10 @@ function registration(index: number): string {
  * 10,000 subscribers on `/instances/events` of the Vigil daemon: the time one event takes to reach
  * the last of them (from the request that records it; the median over ROUNDS events, each the
  * slowest subscriber of its round), and the daemon's RSS per open stream. The same client process
- * measures a bare node:http SSE server that writes one frame to every response, in the same run.
+ * measures, in the same run, a bare node:http SSE server that writes one frame to every response,
+ * and the floor: a C epoll server that does one write() per subscriber and nothing else (built
+ * with the machine's C compiler; skipped without one). The floor is what this machine's kernel
+ * and the client take however fast the server: no Node server can go under it.
  */
 export async function run(): Promise<Figure[]> {
   console.log(`sse: ${machine()}; ${SUBSCRIBERS} subscribers in a separate process, ${ROUNDS} events each after ${WARMUP_ROUNDS} warm-up events`);
@@ -113,6 +117,9 @@ export async function run(): Promise<Figure[]> {
     await stopProcess(baseline.child);
   }
   report('bare node:http baseline', baselineResult);
+
+  const floorResult = await measureFloor();
+  if (floorResult) report('floor (C, one write() per subscriber)', floorResult);
 
   const config = join(tmpdir(), `vigil-bench-sse-${process.pid}.yaml`);
   // Only what the stream needs: no monitor polling the (unreachable) registered addresses.
@@ -132,8 +139,26 @@ export async function run(): Promise<Figure[]> {
   report('vigil', vigilResult);
 
   const fanOutMs = median(vigilResult.lastMs);
+  const floorMs = floorResult && median(floorResult.lastMs);
+  const floorText = floorMs === undefined ? '' : `; floor (C, one write() per subscriber) ${round(floorMs)} ms, vigil ${round(fanOutMs / floorMs)}x that`;
   return [
-    { name: 'sse-fanout-ms', value: fanOutMs, target: 50, kind: 'max', unit: 'ms', baseline: `bare node:http ${round(median(baselineResult.lastMs))} ms`, ratio: fanOutMs / median(baselineResult.lastMs) },
+    { name: 'sse-fanout-ms', value: fanOutMs, target: 50, kind: 'max', unit: 'ms', baseline: `bare node:http ${round(median(baselineResult.lastMs))} ms${floorText}`, ratio: fanOutMs / median(baselineResult.lastMs) },
     { name: 'sse-rss-per-subscriber-kb', value: vigilResult.perSubscriberKb, target: 20, kind: 'max', unit: 'KB', baseline: `bare node:http ${round(baselineResult.perSubscriberKb)} KB`, ratio: vigilResult.perSubscriberKb / baselineResult.perSubscriberKb },
   ];
+}
+
+/** The fan-out of the C floor server, or undefined where it cannot be built. */
+async function measureFloor(): Promise<FanOut | undefined> {
+  const program = await buildFloorServer();
+  if (!program) return undefined;
+  try {
+    const floor = await startProcess([], {}, program);
+    try {
+      return await fanOut(floor, '/events', '/trigger', registration);
+    } finally {
+      await stopProcess(floor.child);
+    }
+  } finally {
+    rmSync(program, { force: true });
+  }
 }
