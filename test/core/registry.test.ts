@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventBus, type InstanceChange } from '../../core/bus.js';
-import { changeInfoCommand, changeStatusCommand, detectEndpointsCommand } from '../../core/store/commands.js';
+import { changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration } from '../../core/store/commands.js';
 import { EventStore } from '../../core/store/event-store.js';
 import { InstanceRegistry } from '../../core/store/registry.js';
 import { statusInfo } from '../../core/store/status.js';
@@ -56,6 +56,17 @@ test('an equal re-registration records nothing; a changed one REGISTRATION_UPDAT
   assert.is(updated?.version, 2);
   assert.is(registry.get(id)!.statusInfo.status, 'UP');
   assert.equal(registry.get(id)!.registration!.metadata, { startup: 'later' });
+});
+
+test('sameRegistration: every field counts, metadata in any key order', () => {
+  const base = reg({ metadata: { a: '1', b: '2' } });
+  assert.ok(sameRegistration(base, reg({ metadata: { b: '2', a: '1' } })));
+  for (const change of [{ name: 'other' }, { healthUrl: 'http://localhost:8081/actuator/health' }, { managementUrl: null }, { serviceUrl: 'http://localhost:8080/x' },
+    { source: 'test' }, { metadata: { a: '1' } }, { metadata: { a: '1', b: '2', c: '3' } }, { metadata: { a: '1', b: '3' } }, { metadata: { a: '1', c: '2' } }] as Partial<Registration>[]) {
+    assert.not.ok(sameRegistration(base, reg({ ...change, metadata: change.metadata ?? base.metadata })), JSON.stringify(change));
+    assert.not.ok(sameRegistration(reg({ ...change, metadata: change.metadata ?? base.metadata }), base), `${JSON.stringify(change)}, the other way round`);
+  }
+  assert.not.ok(sameRegistration(reg({ metadata: {} }), reg({ metadata: { constructor: 'x' } })));
 });
 
 test('deregister: DEREGISTERED, hidden from lists, later commands write nothing, re-register continues versions', () => {
