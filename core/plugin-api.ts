@@ -38,6 +38,7 @@ export { statusInfo, severity } from './store/status.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
+export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { InFlight } from './in-flight.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
