@@ -40,7 +40,8 @@ export function collectStream(stream: Readable, limit: number): Promise<Buffer> 
     };
     const onEnd = () => {
       settle();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      // Always a copy: a chunk may be a slice of a larger socket buffer that must not be pinned.
+      resolve(Buffer.concat(chunks, size));
     };
     const onError = (error: Error) => {
       settle();
