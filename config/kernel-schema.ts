@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SANITIZE } from './defaults.js';
+import { parseCidr } from '../core/outbound/cidr.js';
 import { duration } from './duration.js';
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
@@ -26,6 +27,9 @@ const regex = yup.string().test('regex', '${path} is not a valid regular express
   }
 });
 
+const cidr = yup.string().trim().required()
+  .test('cidr', '${path} must be an IP address or a CIDR such as 10.0.0.0/8 (got ${value})', (value) => parseCidr(value) !== undefined);
+
 const credentials = yup.object({
   'user-name': yup.string().nullable().default(null),
   'user-password': yup.string().nullable().default(null),
@@ -47,6 +51,8 @@ export const kernelSchema = yup.object({
   'event-store': yup.object({
     'max-events-per-instance': yup.number().integer().min(10).default(100),
     'retention-after-deregistration': duration().min(0).default(3_600_000),
+    /** Status details and info larger than this (bytes of JSON) are cut, the cut noted in them. */
+    'max-details-bytes': yup.number().integer().min(1024).default(64 * 1024),
   }).exact(unknownKeys).default({}),
   'instance-auth': yup.object({
     enabled: yup.boolean().default(true),
@@ -55,6 +61,16 @@ export const kernelSchema = yup.object({
     'service-map': yup.lazy((map: unknown) => yup.object(
       Object.fromEntries(Object.keys(map ?? {}).map((name) => [name, credentials])),
     ).default({})),
+  }).exact(unknownKeys).default({}),
+  /**
+   * SBA's SSRF protection, for every call to an instance (health, info, detection, proxy): when
+   * enabled, internal addresses are refused unless inside `allowed-cidrs`. Formerly
+   * `proxy.ssrf-protection`, still read (with a deprecation line) when this key is absent.
+   */
+  'ssrf-protection': yup.object({
+    enabled: yup.boolean().default(false),
+    'allowed-cidrs': yup.array(cidr).default([]),
+    'allowed-schemes': yup.array(yup.string().trim().lowercase().min(1).required()).default(['http', 'https']),
   }).exact(unknownKeys).default({}),
   'plugin-timeout': duration().min(1).default(10_000),
   'shutdown-timeout': duration().min(100).max(60_000).default(4_500),

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { KernelConfig } from '../config/kernel-schema.js';
@@ -8,11 +9,14 @@ import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
 import { Router } from './http/router.js';
-import type { HttpMethod, Logger, PluginContext } from './plugin-api.js';
+import { NODE_ID, type HttpMethod, type Logger, type PluginContext } from './plugin-api.js';
+import { OutboundPolicy } from './outbound/policy.js';
+import type { InstanceAuthSettings } from './store/credentials.js';
+import { vigilVersion } from './version.js';
 import { PluginHost } from './plugin-host.js';
 import type { Prepared, PreparedPlugin } from './prepare.js';
 import { ServiceRegistry } from './services.js';
-import { EventStore } from './store/event-store.js';
+import { EventStore, runSeqBase } from './store/event-store.js';
 import { createJsonViews, type JsonViews } from './store/json-view.js';
 import { InstanceRegistry } from './store/registry.js';
 
@@ -30,6 +34,7 @@ export class Kernel {
   #phase: Phase = 'stopped';
   #server: Server | undefined;
   #url: string | undefined;
+  #boundPort: number | undefined;
   readonly #abort = new AbortController();
   readonly #host: PluginHost;
   readonly #router: Router;
@@ -48,6 +53,13 @@ export class Kernel {
     this.#bus = bus;
     const views = scope.resolve<JsonViews>('JsonViews');
     const services = scope.resolve(ServiceRegistry);
+    const kernelServices = services.forPlugin('kernel', -1);
+    const outbound = new OutboundPolicy({
+      ssrf: prepared.settings['ssrf-protection'],
+      instanceAuth: instanceAuthOf(prepared.settings),
+      // Asked when the first call goes out: by then the port is bound and a plugin may have named the node.
+      userAgent: () => `Vigil/${vigilVersion()} (node ${kernelServices.use(NODE_ID) ?? `${hostname()}:${this.#boundPort ?? prepared.settings.port}`})`,
+    });
     const ranks = new Map(prepared.plugins.map((item) => [item.plugin.name, item.rank]));
 
     const contextOf = (item: PreparedPlugin): PluginContext<unknown> => ({
@@ -63,12 +75,14 @@ export class Kernel {
       log: log.child(item.plugin.name),
       bus,
       instances: this.#registry,
+      outbound,
       views,
       http: this.#routesFor(),
       services: services.forPlugin(item.plugin.name, item.rank),
       signal: this.#abort.signal,
     });
     this.#host = new PluginHost(prepared.plugins, contextOf, log, this.#settings['plugin-timeout']);
+    for (const line of prepared.deprecations) log.warn(line);
   }
 
   get phase(): Phase {
@@ -101,6 +115,7 @@ export class Kernel {
       answerProtocolErrors(this.#server, this.#router);
       await listen(this.#server, this.#settings.port, this.#settings.host);
       const { port } = this.#server.address() as AddressInfo;
+      this.#boundPort = port;
       const host = this.#settings.host.includes(':') ? `[${this.#settings.host}]` : this.#settings.host;
       this.#url = `http://${host}:${port}${this.#settings['context-path']}`;
       await this.#host.start();
@@ -153,6 +168,7 @@ export class Kernel {
         for (const each of methods) router.add(each, path, handler, options);
       },
       hook: (stage, hook) => router.hook(stage, hook),
+      trustOrigin: (trust) => router.trustOrigin(trust),
       readJson: (req) => readJsonBody(req),
       sendJson: (res, status, body, headers) => router.sendJson(res, status, body, headers),
       sendError: (req, res, status, message, headers) => router.sendError(req, res, status, message, headers),
@@ -171,21 +187,26 @@ function compose(settings: KernelConfig, log: Logger): DependencyContainer {
   scope.register(EventBus, single(() => new EventBus((name, error) => {
     log.error(`a handler of "${name}" failed: ${messageOf(error)}`, { error: error instanceof Error ? error.stack : String(error) });
   })));
-  scope.register(EventStore, single(() => new EventStore(settings['event-store']['max-events-per-instance'])));
+  scope.register(EventStore, single(() => new EventStore(settings['event-store']['max-events-per-instance'], runSeqBase())));
   scope.register(InstanceRegistry, single((c) => new InstanceRegistry(c.resolve(EventStore), c.resolve(EventBus), {
     retentionAfterDeregistration: settings['event-store']['retention-after-deregistration'],
-    instanceAuth: {
-      enabled: settings['instance-auth'].enabled,
-      defaultUserName: settings['instance-auth']['default-user-name'] ?? null,
-      defaultPassword: settings['instance-auth']['default-password'] ?? null,
-      serviceMap: Object.fromEntries(Object.entries(settings['instance-auth']['service-map'] as Record<string, Record<string, string | null>>)
-        .map(([name, entry]) => [name, { userName: entry['user-name'] ?? null, userPassword: entry['user-password'] ?? null }])),
-    },
+    maxDetailsBytes: settings['event-store']['max-details-bytes'],
   })));
   scope.register('JsonViews', single(() => createJsonViews(settings['metadata-keys-to-sanitize'])));
   scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));
   scope.register(ServiceRegistry, single(() => new ServiceRegistry()));
   return scope;
+}
+
+function instanceAuthOf(settings: KernelConfig): InstanceAuthSettings {
+  const auth = settings['instance-auth'];
+  return {
+    enabled: auth.enabled,
+    defaultUserName: auth['default-user-name'] ?? null,
+    defaultPassword: auth['default-password'] ?? null,
+    serviceMap: Object.fromEntries(Object.entries(auth['service-map'] as Record<string, Record<string, string | null>>)
+      .map(([name, entry]) => [name, { userName: entry['user-name'] ?? null, userPassword: entry['user-password'] ?? null }])),
+  };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

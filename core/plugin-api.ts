@@ -18,6 +18,7 @@
  * Each step runs under a timeout (`plugin-timeout`, default 10 s); a failure names the plugin.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Agent, Dispatcher } from 'undici';
 import type { BusEvents, BusHandler } from './bus.js';
 import type { Command } from './store/commands.js';
 import type { JsonViews } from './store/json-view.js';
@@ -38,6 +39,7 @@ export { statusInfo, severity } from './store/status.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
+export { appendVary, varyOnWrite } from './http/vary.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { InFlight } from './in-flight.js';
 
@@ -82,6 +84,8 @@ export interface PluginContext<Config = unknown> {
   readonly bus: PluginBus;
   /** The instance registry: the only way to read or change instances. */
   readonly instances: Registry;
+  /** The policy every call to an instance goes through: agents, credentials, SSRF, User-Agent. */
+  readonly outbound: Outbound;
   /** The wire (JSON) form of instances, events and applications, with metadata sanitised. */
   readonly views: JsonViews;
   /** HTTP routes and hooks, scoped to the context path. Only usable during `setup`. */
@@ -147,9 +151,46 @@ export interface Registry {
   eventsSince(seq: number): InstanceEvent[];
   /** `seq` of the newest event recorded so far. */
   readonly lastSeq: number;
-  /** `Authorization` header value for calls to the instance (metadata or `instance-auth`), if any. */
-  authorizationFor(instance: Instance): string | undefined;
+  /**
+   * The seq a stream resumes after for a client's `Last-Event-ID`: the id itself when this
+   * registry issued it, else 0 (replay everything held): an id from an earlier run of the daemon
+   * is never taken for one of this run. Seqs are decimal and increase across restarts.
+   */
+  resumePoint(lastEventId: number): number;
 }
+
+/**
+ * The kernel's policy for calls from Vigil to instances, the one place every such call goes
+ * through whichever plugin makes it. Configured by the kernel keys `ssrf-protection` and
+ * `instance-auth`.
+ */
+export interface Outbound {
+  /** `Vigil/<version> (node <node-id>)`: sent on every call, so an instance's logs tell who checked it. */
+  readonly userAgent: string;
+  /** Whether `url` is on the origin of one of the instance's registration URLs (health, management, service). */
+  isOwnOrigin(instance: Instance, url: string | URL): boolean;
+  /**
+   * The `Authorization` value for a call to `url` for this instance (metadata credentials, then
+   * `instance-auth`), or undefined: credentials are never sent to an origin other than the
+   * instance's own registration URLs, whatever its endpoints point at.
+   */
+  authorizationFor(instance: Instance, url: string | URL): string | undefined;
+  /**
+   * An undici agent for calls to instances: every request through it gets Vigil's User-Agent,
+   * and with `ssrf-protection` on it is refused (an error whose `code` is `SSRF_REFUSED`) when its
+   * scheme or address is not permitted, checked again at connect time after DNS resolution.
+   */
+  createAgent(options?: Agent.Options): Dispatcher;
+}
+
+/** The `code` of an error for a call the SSRF protection refused. */
+export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
+
+/**
+ * The node's id in a cluster, provided by a clustering plugin; without one the kernel uses
+ * `<host name>:<port>`. It names the node in `User-Agent` and wherever nodes are told apart.
+ */
+export const NODE_ID = defineToken<string>('vigil.node-id');
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -192,6 +233,13 @@ export interface HttpRoutes {
    * `pre` (CORS) → `auth` (authentication) → routes.
    */
   hook(stage: 'pre' | 'auth', hook: Hook): void;
+  /**
+   * Trusts browser pages of the origins `trust` accepts (e.g. the `cors` plugin's allowed ones)
+   * to send unsafe requests. Before any hook or route, the kernel refuses with 403 a POST, PUT,
+   * PATCH or DELETE that a browser marks as cross-site (`Sec-Fetch-Site: cross-site`, or an
+   * `Origin` that is neither this server's nor trusted); requests without either header pass.
+   */
+  trustOrigin(trust: (origin: string) => boolean): void;
   /** Reads a JSON body: 415 unless the Content-Type is JSON, 413 over 1 MiB, 400 when malformed. */
   readJson(req: VigilRequest): Promise<unknown>;
   /** Writes a JSON response. */
@@ -239,6 +287,22 @@ export interface DetectionStrategy {
 }
 
 export const DETECTION_STRATEGY = defineToken<DetectionStrategy>('vigil.detection-strategy');
+
+/**
+ * What the monitor offers other plugins (the proxy) about detection: when a request needs an
+ * endpoint of an instance whose endpoints were never detected, detect them now instead of
+ * answering 404 until the next trigger. Provided by `monitor` under `ENDPOINT_DETECTOR`.
+ */
+export interface EndpointDetectorService {
+  /**
+   * Resolves with the instance after detection ran (or at once when endpoints are known, or
+   * detection cannot run: no managementUrl, OFFLINE/UNKNOWN, no strategy loaded).
+   * Undefined for an unknown id. Never rejects.
+   */
+  ensureDetected(id: string): Promise<Instance | undefined>;
+}
+
+export const ENDPOINT_DETECTOR = defineToken<EndpointDetectorService>('vigil.endpoint-detector');
 
 /** Options of one call to an instance. */
 export interface InstanceRequestOptions {

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { boundStatus } from './bounds.js';
 import { visibleEndpoints } from './instance.js';
 import type { Endpoint, EventDraft, Instance, Registration, StatusInfo } from './types.js';
 
@@ -36,7 +37,9 @@ export const deregisterCommand: Command = (current) => (current.registered ? { t
 export type StatusChangeDetection = 'status' | 'full';
 
 /** Records a status when its string changes, or with `full` also when only the details change. */
-export function changeStatusCommand(statusInfo: StatusInfo, detection: StatusChangeDetection = 'status'): Command {
+export function changeStatusCommand(reported: StatusInfo, detection: StatusChangeDetection = 'status'): Command {
+  // Compared as it would be held: a 500-character status reported twice is one change, not two.
+  const statusInfo = boundStatus(reported);
   return (current) => {
     if (!current.registered) return null;
     const changed = current.statusInfo.status !== statusInfo.status

@@ -1,24 +1,45 @@
 import { VigilError } from '../errors.js';
-import type { InstanceEvent } from './types.js';
+import { KNOWN_STATUSES, type InstanceEvent } from './types.js';
 
 export type NewEvent = Omit<InstanceEvent, 'seq'>;
+
+/**
+ * The first `seq` of a log started now: the start time in microseconds. Stream ids are these
+ * seqs, and a client resuming with an id from an earlier run of the daemon must never have it
+ * taken for an id of this run (it would silently skip events). Starting each run above every id
+ * an earlier run could have issued (it would have needed more than a thousand events per
+ * millisecond of its life to get here) keeps ids decimal and increasing across restarts, and
+ * stays far below 2^53 for millennia.
+ */
+export function runSeqBase(now: number = Date.now()): number {
+  return now * 1000;
+}
+
+/** Status kinds compaction keeps one of each: the known statuses; every other string shares one kind. */
+const KNOWN_STATUS_KINDS: ReadonlySet<string> = new Set(KNOWN_STATUSES);
 
 /**
  * The in-memory event log: one ordered list per instance plus one global list in append order.
  *
  * Bounded, unlike SBA's (SBA #5476, #5604, #3276): an instance keeps at most `maxPerInstance`
- * events. Past that, the oldest events are compacted away, except the newest of each kind (per
- * type, and per status value for STATUS_CHANGED), so every kind of fact stays explained.
- * Whole instances are dropped by the registry once their retention after deregistration ends.
+ * events, whatever it reports. Past that, the oldest events are compacted away, sparing the
+ * newest of each kind (per type, and per known status value for STATUS_CHANGED) so every kind of
+ * fact stays explained, and then, if that is still too many, the oldest of those too: the cap is
+ * hard. Whole instances are dropped by the registry once their retention after deregistration ends.
  */
 export class EventStore {
   readonly #byInstance = new Map<string, InstanceEvent[]>();
   /** Every held event in `seq` order; compacted events linger as tombstones until a rebuild. */
   #log: InstanceEvent[] = [];
   readonly #dead = new Set<InstanceEvent>();
-  #nextSeq = 1;
+  readonly #firstSeq: number;
+  #nextSeq: number;
 
-  constructor(private readonly maxPerInstance: number) {}
+  /** `firstSeq`: the seq of this log's first event (`runSeqBase()` for a daemon, 1 in unit tests). */
+  constructor(private readonly maxPerInstance: number, firstSeq = 1) {
+    this.#firstSeq = firstSeq;
+    this.#nextSeq = firstSeq;
+  }
 
   /**
    * Appends one event. Its version must be newer than the instance's last one: two writers that
@@ -60,9 +81,18 @@ export class EventStore {
     return this.#log.slice(low).filter((event) => !this.#dead.has(event));
   }
 
-  /** The `seq` of the newest event ever appended (0 before any). */
+  /** The `seq` of the newest event ever appended (`firstSeq - 1` before any). */
   get lastSeq(): number {
     return this.#nextSeq - 1;
+  }
+
+  /**
+   * Where a stream resumes for a client's `Last-Event-ID`: the id itself when this log issued it,
+   * else 0 (everything held). An id outside this log's range comes from an earlier run of the
+   * daemon (or another store), and all of this run's events are new to that client.
+   */
+  resumePoint(lastEventId: number): number {
+    return lastEventId >= this.#firstSeq - 1 && lastEventId <= this.lastSeq ? lastEventId : 0;
   }
 
   /** How many events are held. */
@@ -84,21 +114,24 @@ export class EventStore {
     const seenKinds = new Set<string>();
     for (let i = list.length - 1; i >= 0; i -= 1) {
       const event = list[i]!;
-      const kind = event.type === 'STATUS_CHANGED' ? `${event.type}:${event.statusInfo.status}` : event.type;
+      const kind = compactionKind(event);
       if (!seenKinds.has(kind)) {
         seenKinds.add(kind);
         newestOfKind.add(event);
       }
     }
     let excess = list.length - this.maxPerInstance;
-    const kept = list.filter((event) => {
-      if (excess > 0 && !newestOfKind.has(event)) {
+    const dropOldest = (from: InstanceEvent[], spare: (event: InstanceEvent) => boolean) => from.filter((event) => {
+      if (excess > 0 && !spare(event)) {
         excess -= 1;
         this.#dead.add(event);
         return false;
       }
       return true;
     });
+    // The newest of each kind are spared first; if they alone are too many, the oldest go too.
+    let kept = dropOldest(list, (event) => newestOfKind.has(event));
+    if (excess > 0) kept = dropOldest(kept, () => false);
     list.splice(0, list.length, ...kept);
     this.#collectTombstones();
   }
@@ -109,4 +142,10 @@ export class EventStore {
     this.#log = this.#log.filter((event) => !this.#dead.has(event));
     this.#dead.clear();
   }
+}
+
+/** The kind compaction spares one of: the type, and for a known status its value. */
+function compactionKind(event: InstanceEvent): string {
+  if (event.type !== 'STATUS_CHANGED') return event.type;
+  return KNOWN_STATUS_KINDS.has(event.statusInfo.status) ? `STATUS_CHANGED:${event.statusInfo.status}` : 'STATUS_CHANGED:*';
 }

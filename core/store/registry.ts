@@ -1,8 +1,8 @@
 import type { EventBus } from '../bus.js';
 import { VigilError } from '../errors.js';
 import { toApplication } from './application.js';
+import { boundDraft, repeatsCurrent } from './bounds.js';
 import { deregisterCommand, registerCommand, type Command } from './commands.js';
-import { instanceAuthorization, type InstanceAuthSettings } from './credentials.js';
 import type { EventStore } from './event-store.js';
 import { instanceIdOf } from './instance-id.js';
 import { applyEvent, emptyInstance } from './instance.js';
@@ -14,7 +14,8 @@ const MAX_ATTEMPTS = 10;
 export interface RegistryOptions {
   /** How long a deregistered instance's events stay before they are dropped (ms). */
   readonly retentionAfterDeregistration: number;
-  readonly instanceAuth: InstanceAuthSettings;
+  /** Largest status details or info an event may carry, in bytes of JSON; larger ones are cut. */
+  readonly maxDetailsBytes: number;
   /** Clock, replaceable in tests. */
   readonly now?: () => number;
 }
@@ -58,8 +59,10 @@ export class InstanceRegistry {
   apply(id: string, command: Command): InstanceEvent | null {
     for (let attempt = 1; ; attempt += 1) {
       const previous = this.#snapshots.get(id) ?? emptyInstance(id);
-      const draft = command(previous);
-      if (!draft) return null;
+      const decided = command(previous);
+      if (!decided) return null;
+      const draft = boundDraft(decided, this.options.maxDetailsBytes);
+      if (draft !== decided && repeatsCurrent(draft, previous)) return null;
       try {
         const event = this.store.append({ ...draft, instance: id, version: previous.version + 1, timestamp: this.#timestamp() });
         const instance = applyEvent(previous, event);
@@ -122,9 +125,9 @@ export class InstanceRegistry {
     return this.store.lastSeq;
   }
 
-  /** The `Authorization` header value for calls to this instance, if credentials are known. */
-  authorizationFor(instance: Instance): string | undefined {
-    return instanceAuthorization(instance.registration, this.options.instanceAuth);
+  /** Where a stream resumes after a client's `Last-Event-ID` (0: replay everything held). */
+  resumePoint(lastEventId: number): number {
+    return this.store.resumePoint(lastEventId);
   }
 
   /** Cancels pending retention timers; the registry is unusable for retention afterwards. */

@@ -53,6 +53,6 @@ export function joinFrames(frames: readonly Frame[]): Frame {
  */
 export function lastEventIdOf(req: IncomingMessage): number | undefined {
   const raw = req.headers['last-event-id'];
-  if (typeof raw !== 'string' || !/^\s*\d{1,15}\s*$/.test(raw)) return undefined;
+  if (typeof raw !== 'string' || !/^\s*\d{1,16}\s*$/.test(raw)) return undefined;
   return Number(raw);
 }

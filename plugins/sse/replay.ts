@@ -10,8 +10,8 @@ export interface Replayed {
 /**
  * The frames a client reconnecting after `lastEventId` missed, from the held history, oldest first.
  *
- * - An id above the newest `seq` comes from an earlier run of the server (ids restart at 1), so
- *   everything held is new to that client and is replayed.
+ * - An id the registry did not issue comes from an earlier run of the server (each run numbers
+ *   its events above every earlier run's), so everything held is new to that client and is replayed.
  * - Events already compacted or dropped from the history cannot be replayed; that gap is the
  *   history's bound, not the stream's.
  * - Application streams get one snapshot per affected application, not one per missed event: a
@@ -20,7 +20,7 @@ export interface Replayed {
  *   ids stay increasing and resuming from any of them still covers the rest.
  */
 export function replayFrames(topic: Topic, lastEventId: number, instances: Registry, views: JsonViews): Replayed[] {
-  const since = lastEventId > instances.lastSeq ? 0 : lastEventId;
+  const since = instances.resumePoint(lastEventId);
   switch (topic.kind) {
     case 'events':
       return instances.eventsSince(since).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VigilError } from '../../core/errors.js';
-import { EventStore, type NewEvent } from '../../core/store/event-store.js';
+import { EventStore, runSeqBase, type NewEvent } from '../../core/store/event-store.js';
 import type { EventDraft } from '../../core/store/types.js';
 
 const registration = { name: 'a', healthUrl: 'http://h/health', managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} };
@@ -73,6 +73,35 @@ test('since() returns held events after a seq, skipping compacted and dropped on
   assert.equal(store.ofInstance('b'), []);
   store.drop('unknown');
   assert.is(store.size, 2);
+});
+
+test('the cap is hard: statuses that never repeat, and more kinds than the cap, still keep at most the limit', () => {
+  const store = new EventStore(10);
+  store.append(event('a', 0, { type: 'REGISTERED', registration }));
+  for (let v = 1; v <= 500; v += 1) store.append(event('a', v, status(`S${v}`)));
+  assert.is(store.ofInstance('a').length, 10);
+  assert.equal(store.ofInstance('a').map((e) => e.version), [0, 492, 493, 494, 495, 496, 497, 498, 499, 500]);
+  const crowded = new EventStore(10);
+  let v = 0;
+  crowded.append(event('b', v++, { type: 'REGISTERED', registration }));
+  for (const s of ['DOWN', 'OUT_OF_SERVICE', 'OFFLINE', 'UNKNOWN', 'RESTRICTED', 'UP', 'CUSTOM']) crowded.append(event('b', v++, status(s)));
+  crowded.append(event('b', v++, info));
+  crowded.append(event('b', v++, { type: 'ENDPOINTS_DETECTED', endpoints: [] }));
+  crowded.append(event('b', v++, { type: 'REGISTRATION_UPDATED', registration }));
+  assert.is(crowded.ofInstance('b').length, 10);
+  assert.is(crowded.size, 10);
+});
+
+test('seqs of a daemon start above every earlier run\'s; a resume point is only an id this log issued', () => {
+  const earlier = new EventStore(100, runSeqBase(1_795_000_000_000));
+  earlier.append(event('a', 0, { type: 'REGISTERED', registration }));
+  const later = new EventStore(100, runSeqBase(1_795_000_000_001));
+  assert.ok(later.lastSeq >= earlier.lastSeq);
+  later.append(event('a', 0, { type: 'REGISTERED', registration }));
+  assert.is(later.resumePoint(earlier.lastSeq), 0);
+  assert.is(later.resumePoint(later.lastSeq), later.lastSeq);
+  assert.is(later.resumePoint(later.lastSeq - 1), later.lastSeq - 1, 'just before the first event of this run');
+  assert.is(later.resumePoint(later.lastSeq + 1), 0, 'an id never issued');
 });
 
 test.run();

@@ -8,8 +8,6 @@ import { statusInfo } from '../../core/store/status.js';
 import type { Registration } from '../../core/store/types.js';
 import { eventually } from '../support/http.js';
 
-const noAuth = { enabled: true, defaultUserName: null, defaultPassword: null, serviceMap: {} };
-
 function setup(retention = 60_000, now?: () => number) {
   const changes: InstanceChange[] = [];
   const bus = new EventBus(() => undefined);
@@ -17,7 +15,7 @@ function setup(retention = 60_000, now?: () => number) {
     changes.push(change);
   });
   const store = new EventStore(100);
-  const registry = new InstanceRegistry(store, bus, { retentionAfterDeregistration: retention, instanceAuth: noAuth, ...(now ? { now } : {}) });
+  const registry = new InstanceRegistry(store, bus, { retentionAfterDeregistration: retention, maxDetailsBytes: 65536, ...(now ? { now } : {}) });
   return { registry, changes, store };
 }
 
@@ -166,21 +164,6 @@ test('retention: a deregistered instance and its events are dropped after the re
   assert.ok(registry.get(back)?.registered);
   assert.is(registry.eventsOf(back).length, 3);
   assert.is(registry.deregister(gone), false);
-  registry.dispose();
-});
-
-test('authorizationFor: metadata credentials, then per-application map, then defaults', () => {
-  const bus = new EventBus(() => undefined);
-  const registry = new InstanceRegistry(new EventStore(100), bus, {
-    retentionAfterDeregistration: 1000,
-    instanceAuth: { enabled: true, defaultUserName: 'def', defaultPassword: 'pw', serviceMap: { billing: { userName: 'bill', userPassword: 'b' } } },
-  });
-  const withMeta = registry.register(reg({ healthUrl: 'http://m/health', metadata: { 'user.name': 'test', 'user.password': 'drowssap' } })).id;
-  const billing = registry.register(reg({ name: 'billing', healthUrl: 'http://b/health' })).id;
-  const plain = registry.register(reg({ healthUrl: 'http://p/health' })).id;
-  assert.is(registry.authorizationFor(registry.get(withMeta)!), 'Basic dGVzdDpkcm93c3NhcA==');
-  assert.is(registry.authorizationFor(registry.get(billing)!), `Basic ${Buffer.from('bill:b').toString('base64')}`);
-  assert.is(registry.authorizationFor(registry.get(plain)!), `Basic ${Buffer.from('def:pw').toString('base64')}`);
   registry.dispose();
 });
 

@@ -56,7 +56,8 @@ test('HTTP/1.1: the ping and each event are one well-formed chunk each, and shut
     await stream.until(':ping');
     await register(tk, registration('shop', 1101));
     await register(tk, registration('shop', 1102));
-    await stream.until('id: 2\n');
+    const [first, second] = tk.kernel.instances.events().map((event) => String(event.seq));
+    await stream.until(`id: ${second}\n`);
     await tk.stop();
     await stream.until('\r\n0\r\n\r\n');
     const [head, body] = stream.bytes().split(/\r\n\r\n(.*)/s) as [string, string];
@@ -65,7 +66,7 @@ test('HTTP/1.1: the ping and each event are one well-formed chunk each, and shut
     const chunks = dechunk(body);
     assert.is(chunks.at(-1), '', 'the terminating zero-size chunk');
     assert.is(chunks[0], ':ping\n\n');
-    assert.equal(chunks.slice(1, 3).map((chunk) => /^id: (\d+)\ndata: \{.*\}\n\n$/.exec(chunk)?.[1]), ['1', '2']);
+    assert.equal(chunks.slice(1, 3).map((chunk) => /^id: (\d+)\ndata: \{.*\}\n\n$/.exec(chunk)?.[1]), [first, second]);
   } finally {
     stream.socket.destroy();
     await tk.stop();
@@ -78,12 +79,13 @@ test('HTTP/1.0: the messages come as they are, without chunk framing', async () 
   try {
     await stream.until(':ping');
     await register(tk, registration('shop', 1103));
-    await stream.until('id: 1\n');
+    const seq = tk.kernel.instances.lastSeq;
+    await stream.until(`id: ${seq}\n`);
     await stream.until('}\n\n');
     const [head, body] = stream.bytes().split(/\r\n\r\n(.*)/s) as [string, string];
     assert.match(head, /^HTTP\/1\.1 200 /);
     assert.not.match(head, /transfer-encoding/i);
-    assert.match(body, /^:ping\n\nid: 1\ndata: \{.*"type":"REGISTERED".*\}\n\n$/s);
+    assert.match(body, new RegExp(`^:ping\\n\\nid: ${seq}\\ndata: \\{.*"type":"REGISTERED".*\\}\\n\\n$`, 's'));
   } finally {
     stream.socket.destroy();
     await tk.stop();

@@ -81,7 +81,7 @@ test('when the server behind the page restarted, the page starts over from the n
     for (let n = 1; n <= 3; n += 1) await register(before, registration('old', n));
     await page.locator('[data-testid=summary]', { hasText: '3 instances in 1 application' }).waitFor();
 
-    // A restarted server numbers its events from 1 again: fewer than the page has seen.
+    // A restarted server numbers its events above the old run's: the jump tells the page.
     const after = await daemon();
     await register(after, registration('new', 1));
     relay!.pointAt(after.url);

@@ -128,7 +128,10 @@ export class LiveStore {
       return; // not an event of ours; nothing to apply
     }
     const numbered = { ...event, seq } as InstanceEvent;
-    if (this.#synced && seq <= this.#lastSeq) return this.#resync([numbered]);
+    // Seqs are consecutive across all instances, and a resumed stream sends exactly what was
+    // missed: anything but the next number means another history (a restarted server numbers
+    // its events above every earlier run's) or lost events. Either way only a fresh list is right.
+    if (this.#synced && this.#lastSeq > 0 && seq !== this.#lastSeq + 1) return this.#resync([numbered]);
     this.#lastSeq = seq;
     this.#pending.push(numbered);
     this.#schedule();
