@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { builtinPlugins } from '../plugins/index.js';
 import { HELP, parseCli } from './cli.js';
 import { ProblemsError, messageOf } from './errors.js';
@@ -7,6 +6,7 @@ import { Kernel } from './kernel.js';
 import { createLogger } from './logger.js';
 import type { Logger } from './plugin-api.js';
 import { prepare } from './prepare.js';
+import { vigilVersion } from './version.js';
 
 const FAILSAFE_MS = 4900;
 
@@ -28,7 +28,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   if (options.command === 'version') {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`${vigilVersion()}\n`);
     return;
   }
 
@@ -95,9 +95,4 @@ function guardProcess(log: Logger): void {
   process.on('unhandledRejection', (reason) => {
     log.error(`unhandled rejection: ${messageOf(reason)}`, { stack: reason instanceof Error ? reason.stack : undefined });
   });
-}
-
-function version(): string {
-  const manifest = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_PLUGINS } from '../config/defaults.js';
 import { interpolate } from '../config/interpolate.js';
+import { migrateMovedKeys } from '../config/legacy-keys.js';
 import { KERNEL_KEYS, kernelSchema, type KernelConfig } from '../config/kernel-schema.js';
 import { loadConfigFile } from '../config/load.js';
 import { validateSection } from '../config/validate.js';
@@ -31,6 +32,8 @@ export interface PreparedPlugin {
 
 export interface Prepared {
   readonly settings: KernelConfig;
+  /** Lines to log at start-up about keys that still work but moved. */
+  readonly deprecations: readonly string[];
   /** In setup order: dependencies first, list order otherwise. */
   readonly plugins: readonly PreparedPlugin[];
   readonly filepath: string | null;
@@ -55,7 +58,9 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     ({ filepath, baseDir, raw } = file);
   }
 
-  const merged = { ...(interpolate(raw, options.env, problems) as Record<string, unknown>), ...options.overrides };
+  const moved = migrateMovedKeys({ ...(interpolate(raw, options.env, problems) as Record<string, unknown>), ...options.overrides });
+  problems.push(...moved.problems);
+  const merged = moved.config;
   const kernelPart = Object.fromEntries(Object.entries(merged).filter(([key]) => KERNEL_KEYS.includes(key)));
   const kernel = await validateSection(kernelSchema, kernelPart, '');
   if (!kernel.ok) problems.push(...kernel.problems);
@@ -111,7 +116,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const { ordered, problems: orderProblems } = orderByDependencies(prepared);
   problems.push(...orderProblems);
   if (problems.length > 0) throw new ProblemsError('ERR_CONFIG_INVALID', problems);
-  return { settings: kernel.ok ? kernel.value : (undefined as never), plugins: ordered, filepath };
+  return { settings: kernel.ok ? kernel.value : (undefined as never), plugins: ordered, filepath, deprecations: moved.deprecations };
 }
 
 async function sectionOf(plugin: VigilPlugin<unknown>, merged: Record<string, unknown>, problems: string[]): Promise<unknown> {

@@ -34,6 +34,8 @@ export const monitorSchema = yup.object({
   retries: endpointMap(yup.number().integer().min(0).max(10)),
   'max-concurrent-checks': yup.number().integer().min(1).default(256),
   'max-connections-per-origin': yup.number().integer().min(1).default(8),
+  /** Use detected endpoints on other hosts than the instance's management or health URL (off: an index could point Vigil anywhere). */
+  'allow-foreign-endpoints': yup.boolean().default(false),
 }).exact(unknownKeys).default({});
 
 /** The validated section, as the plugin reads it (durations in milliseconds). */
@@ -54,4 +56,5 @@ export interface MonitorConfig {
   readonly retries: Readonly<Record<string, number>>;
   readonly 'max-concurrent-checks': number;
   readonly 'max-connections-per-origin': number;
+  readonly 'allow-foreign-endpoints': boolean;
 }

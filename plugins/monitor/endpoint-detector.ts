@@ -1,5 +1,6 @@
 import { detectEndpointsCommand, type DetectionStrategy, type Endpoint, type Instance, type Logger, type Registry } from '../../core/plugin-api.js';
 import type { CheckOutcome } from './check-outcome.js';
+import type { ForeignEndpointFilter } from './foreign-endpoints.js';
 
 const NO_DETECTION_STATUSES = new Set(['OFFLINE', 'UNKNOWN']);
 
@@ -18,6 +19,8 @@ export class EndpointDetector {
     private readonly log: Logger,
     /** Upper bound for one whole chain, so a strategy that never settles cannot hold a slot. */
     private readonly timeoutMs: number,
+    /** Drops endpoints on other hosts than the instance's own. */
+    private readonly foreign: ForeignEndpointFilter,
   ) {}
 
   /** Whether any strategy is loaded; without one, detection is off. */
@@ -47,7 +50,7 @@ export class EndpointDetector {
     const abort = () => deadline.abort();
     signal.addEventListener('abort', abort, { once: true });
     try {
-      const endpoints = await this.#chain(instance, deadline.signal);
+      const endpoints = this.foreign.filter(instance, await this.#chain(instance, deadline.signal));
       // A cut-short chain proves nothing: keep the endpoints known so far.
       if (signal.aborted) return 'skipped';
       if (deadline.signal.aborted) return 'error';

@@ -2,7 +2,6 @@ import { definePlugin, type ConfigSchema, type PluginContext, type Registry } fr
 import { monitorSchema, type MonitorConfig } from './config-schema.js';
 import { Monitor } from './monitor.js';
 
-export { ENDPOINT_DETECTOR, type EndpointDetectorService } from './endpoint-detector-service.js';
 export type { MonitorConfig } from './config-schema.js';
 
 // The plugin object is a module singleton shared by every kernel in the process (tests run

@@ -1,5 +1,5 @@
-import { Agent, request, type Dispatcher } from 'undici';
-import { InFlight, StreamTooLargeError, collectStream, type Instance, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse } from '../../core/plugin-api.js';
+import { request, type Dispatcher } from 'undici';
+import { InFlight, StreamTooLargeError, collectStream, type Instance, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
 import { DEFAULT_ACCEPT } from './media-type.js';
 
@@ -17,8 +17,8 @@ export interface InstanceClientOptions {
   /** Per endpoint id (`monitor.retries.<id>`). */
   readonly retries: Readonly<Record<string, number>>;
   readonly connectionsPerOrigin: number;
-  /** The instance's `Authorization` value (the registry's `authorizationFor`). */
-  readonly authorizationFor: (instance: Instance) => string | undefined;
+  /** The kernel's outbound policy: the agent, and credentials only for the instance's own origins. */
+  readonly outbound: Outbound;
   /** Aborts every call when the kernel stops. */
   readonly signal?: AbortSignal;
 }
@@ -27,12 +27,13 @@ type Body = Dispatcher.ResponseData['body'];
 
 /**
  * The one way Vigil calls instances (`INSTANCE_HTTP`): a shared keep-alive agent capped per
- * origin, the instance's credentials, a deadline over the whole exchange (an instance that drips
- * its body a byte a second still times out), a body size cap, and immediate retries for reads.
- * It rejects with an InstanceCallError for transport failures only, never for an HTTP status.
+ * origin and made by the kernel's outbound policy (SSRF protection, User-Agent), the instance's
+ * credentials (only for its own origins), a deadline over the whole exchange (an instance that
+ * drips its body a byte a second still times out), a body size cap, and immediate retries for
+ * reads. It rejects with an InstanceCallError for transport failures only, never for an HTTP status.
  */
 export class InstanceClient implements InstanceHttpClient {
-  readonly #agent: Agent;
+  readonly #agent: Dispatcher;
   /**
    * The controller of every attempt in flight, so one listener on the shutdown signal aborts them
    * all. An InFlight list rather than a Set, which would age every check into the old generation.
@@ -40,7 +41,7 @@ export class InstanceClient implements InstanceHttpClient {
   readonly #inFlight = new InFlight<AbortController>();
 
   constructor(private readonly options: InstanceClientOptions) {
-    this.#agent = new Agent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 10_000 });
+    this.#agent = options.outbound.createAgent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 10_000 });
     // One listener for the client's lifetime rather than one per call: Node's EventTarget keeps a
     // removed listener linked to the next one, so thousands of calls a second through one
     // long-lived signal chain every finished call to the next and none dies young (measured
@@ -55,7 +56,7 @@ export class InstanceClient implements InstanceHttpClient {
     const method = options.method ?? 'GET';
     const endpointId = options.endpointId ?? '';
     const attempts = READ_METHODS.has(method) ? 1 + (this.options.retries[endpointId] ?? this.options.defaultRetries) : 1;
-    const headers = this.#headersFor(instance, options.headers);
+    const headers = this.#headersFor(instance, url, options.headers);
     const timeout = this.options.timeouts[endpointId] ?? this.options.defaultTimeout;
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     for (let attempt = 1; ; attempt += 1) {
@@ -75,13 +76,15 @@ export class InstanceClient implements InstanceHttpClient {
     await this.#agent.destroy();
   }
 
-  #headersFor(instance: Instance, given: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  #headersFor(instance: Instance, url: string, given: Readonly<Record<string, string>> | undefined): Record<string, string> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(given ?? {})) headers[name.toLowerCase()] = value;
     headers.accept ??= DEFAULT_ACCEPT;
-    // The instance's own credentials win over anything a caller passed along.
-    const authorization = this.options.authorizationFor(instance);
+    // The instance's own credentials win over anything a caller passed along; to another origin
+    // none go at all, not even a caller's.
+    const authorization = this.options.outbound.authorizationFor(instance, url);
     if (authorization) headers.authorization = authorization;
+    else if (!this.options.outbound.isOwnOrigin(instance, url)) delete headers.authorization;
     return headers;
   }
 

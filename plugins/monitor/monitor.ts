@@ -1,9 +1,9 @@
-import { DETECTION_STRATEGY, INSTANCE_HTTP, type Instance, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, type Instance, type PluginContext } from '../../core/plugin-api.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
 import { EndpointDetector } from './endpoint-detector.js';
-import { ENDPOINT_DETECTOR } from './endpoint-detector-service.js';
 import { FlapDamper } from './flap-damper.js';
+import { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { InfoUpdater } from './info-updater.js';
 import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
 import { IntervalCheck } from './interval-check.js';
@@ -37,7 +37,7 @@ export class Monitor {
       timeouts: config.timeout,
       retries: config.retries,
       connectionsPerOrigin: config['max-connections-per-origin'],
-      authorizationFor: (instance) => ctx.instances.authorizationFor(instance),
+      outbound: ctx.outbound,
       signal: this.#abort.signal,
     });
     this.#damper = new FlapDamper(config['failures-before-down'], config['successes-before-up']);
@@ -60,7 +60,9 @@ export class Monitor {
     const maxTimeout = Math.max(config['default-timeout'], ...Object.values(config.timeout));
     const maxRetries = Math.max(config['default-retries'], ...Object.values(config.retries));
     // Strategies run one after the other, each of whose calls may be retried.
-    const detector = new EndpointDetector(registry, strategies, log.child('detection'), strategies.length * (1 + maxRetries) * maxTimeout + 1000);
+    const detectionLog = log.child('detection');
+    const foreign = new ForeignEndpointFilter(config['allow-foreign-endpoints'], detectionLog);
+    const detector = new EndpointDetector(registry, strategies, detectionLog, strategies.length * (1 + maxRetries) * maxTimeout + 1000, foreign);
     const status = new StatusUpdater({
       registry,
       client: this.#client,

@@ -1,5 +1,6 @@
 import { HttpError, type HttpMethod, type Instance, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
 import { BODY_METHODS, collectBody, readRequestBody } from './body.js';
+import { SANDBOX_HEADERS } from './content-safety.js';
 import type { Exchange } from './exchange.js';
 import { ClientGoneError, callUpstream, upstreamFailure } from './forward.js';
 import { upstreamHeaders } from './headers.js';
@@ -57,7 +58,7 @@ export function applicationProxy(ctx: PluginContext<unknown>, runtime: ProxyRunt
           const headers = upstreamHeaders(req.headers, {
             ignored,
             endpointId: target.endpointId,
-            authorization: ctx.instances.authorizationFor(instance),
+            authorization: ctx.outbound.authorizationFor(instance, target.url),
             withBody,
             identity: true,
           });
@@ -79,7 +80,8 @@ export function applicationProxy(ctx: PluginContext<unknown>, runtime: ProxyRunt
         res.destroy();
         return;
       }
-      ctx.http.sendJson(res, 200, results);
+      // The bodies inside are the instances' own: the same sandbox as a single proxied answer.
+      ctx.http.sendJson(res, 200, results, { ...SANDBOX_HEADERS });
     } finally {
       res.off('close', onClose);
       parent.dispose();

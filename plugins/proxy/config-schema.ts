@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import * as yup from 'yup';
 import { duration } from '../../core/plugin-api.js';
 
@@ -8,21 +7,6 @@ const unknownKeys = '${path} has unknown key(s): ${properties}';
 
 /** SBA's `spring.boot.admin.instance-proxy.ignored-headers` default. */
 export const DEFAULT_IGNORED_HEADERS = ['Cookie', 'Set-Cookie', 'Authorization'] as const;
-
-/** `10.0.0.0/8`, `fd00::/8` or a single address; checked here so a typo fails at start-up, not per request. */
-export function parseCidr(value: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
-  const [address = '', prefixText, extra] = value.trim().split('/');
-  if (extra !== undefined) return undefined;
-  const version = isIP(address);
-  if (version === 0) return undefined;
-  const max = version === 4 ? 32 : 128;
-  const prefix = prefixText === undefined ? max : Number(prefixText);
-  if (!/^\d+$/.test(prefixText ?? String(max)) || prefix > max) return undefined;
-  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
-}
-
-const cidr = yup.string().trim().required()
-  .test('cidr', '${path} must be an IP address or a CIDR such as 10.0.0.0/8 (got ${value})', (value) => parseCidr(value) !== undefined);
 
 /**
  * The `proxy` section. `timeout` covers the time until the instance's response headers arrive;
@@ -38,11 +22,6 @@ export const proxyConfigSchema = yup.object({
   'fan-out': yup.object({
     concurrency: yup.number().integer().min(1).max(256).default(8),
     'max-response-bytes': yup.number().integer().min(1).default(10 * 1024 * 1024),
-  }).exact(unknownKeys).default({}),
-  'ssrf-protection': yup.object({
-    enabled: yup.boolean().default(false),
-    'allowed-cidrs': yup.array(cidr).default([]),
-    'allowed-schemes': yup.array(yup.string().trim().lowercase().min(1).required()).default(['http', 'https']),
   }).exact(unknownKeys).default({}),
 }).exact(unknownKeys).default({});
 

@@ -1,10 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { HttpError, type HttpMethod } from '../../core/plugin-api.js';
+import { HttpError, SSRF_REFUSED, type HttpMethod } from '../../core/plugin-api.js';
 import type { Exchange } from './exchange.js';
 import type { HeaderMap } from './headers.js';
 import { ResponseRelay, type Respond } from './relay.js';
-import { SSRF_REFUSED } from './ssrf.js';
 import type { Target } from './target-url.js';
 
 export interface UpstreamCall {

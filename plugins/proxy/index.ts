@@ -4,7 +4,6 @@ import { proxyConfigSchema, type ProxyConfig } from './config-schema.js';
 import { instanceProxy } from './instance-proxy.js';
 import { targetResolver } from './resolve-target.js';
 import { ProxyRuntime } from './runtime.js';
-import { SsrfGuard } from './ssrf.js';
 
 const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -15,17 +14,16 @@ const runtimes = new WeakMap<PluginContext<ProxyConfig>, ProxyRuntime>();
 /**
  * `proxy`: the management-endpoint proxy (reference §7). `/instances/{id}/actuator/**` streams
  * one call to one detected endpoint; `/applications/{name}/actuator/**` fans a call out to every
- * instance of an application. Targets are always under a detected endpoint's URL; optional SSRF
- * protection keeps calls off internal addresses.
+ * instance of an application. Targets are always under a detected endpoint's URL; calls go
+ * through the kernel's outbound policy (credentials for the instance's own origins only, optional
+ * SSRF protection, Vigil's User-Agent), and answers are sandboxed on the way back.
  */
 export default definePlugin<ProxyConfig>({
   name: 'proxy',
   version: '0.1.0',
   configSchema: proxyConfigSchema,
   setup(ctx) {
-    const ssrf = ctx.config['ssrf-protection'];
-    const guard = ssrf.enabled ? new SsrfGuard(ssrf) : undefined;
-    const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.instances, ctx.services, guard, ctx.config.timeout), ctx.log, guard);
+    const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.instances, ctx.services, ctx.config.timeout), ctx.log, ctx.outbound);
     runtimes.set(ctx, runtime);
     runtime.calls.follow(ctx.signal, 'shutdown');
     const plain = ctx as PluginContext<unknown>;

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { HttpError, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
 import { BODY_METHODS } from './body.js';
+import { sandboxed } from './content-safety.js';
 import { BodyCutError, ClientGoneError, streamUpstream } from './forward.js';
 import { filterHeaders, upstreamHeaders } from './headers.js';
 import { rawProxyPath } from './request-path.js';
@@ -36,14 +37,14 @@ export function instanceProxy(ctx: PluginContext<unknown>, runtime: ProxyRuntime
         headers: upstreamHeaders(req.headers, {
           ignored,
           endpointId: target.endpointId,
-          authorization: ctx.instances.authorizationFor(instance),
+          authorization: ctx.outbound.authorizationFor(instance, target.url),
           withBody,
         }),
         body: withBody ? req : null,
         exchange,
         timeoutMs: config.timeout,
         bodyIdleMs: config['body-idle-timeout'],
-      }, (status, headers) => writeHead(res, status, filterHeaders(headers, ignored)));
+      }, (status, headers) => writeHead(res, status, sandboxed(filterHeaders(headers, ignored))));
     } catch (error) {
       if (error instanceof BodyCutError) {
         // Headers are out: the only honest signal left is the broken connection undici left behind.

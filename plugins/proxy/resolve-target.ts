@@ -1,23 +1,18 @@
-import { HttpError, defineToken, endpointUrl, type Instance, type Registry, type Services } from '../../core/plugin-api.js';
-import type { SsrfGuard } from './ssrf.js';
+import { ENDPOINT_DETECTOR, HttpError, endpointUrl, type EndpointDetectorService, type Instance, type Registry, type Services } from '../../core/plugin-api.js';
 import { buildTarget, endpointLocation, type ProxyPath, type Target } from './target-url.js';
 
-/**
- * Optional: a plugin (the monitor) may offer to detect an instance's endpoints on demand, so the
- * first proxied call after registration need not wait for the next detection round.
- */
-export interface EndpointDetector {
-  ensureDetected(id: string): Promise<void>;
-}
-
-export const ENDPOINT_DETECTOR = defineToken<EndpointDetector>('vigil.endpoint-detector');
-
 export interface TargetResolver {
-  /** The checked target for `proxyPath` on this instance; 404 when the endpoint is not detected, 403 when SSRF protection refuses. */
+  /** The checked target for `proxyPath` on this instance; 404 when the endpoint is not detected. */
   resolve(instance: Instance, proxyPath: ProxyPath): Promise<Target>;
 }
 
-export function targetResolver(instances: Registry, services: Services, guard: SsrfGuard | undefined, timeoutMs: number): TargetResolver {
+/**
+ * Targets are always under a detected endpoint. A monitor (ENDPOINT_DETECTOR, optional) may
+ * detect an instance's endpoints on demand, so the first proxied call after registration need
+ * not wait for the next detection round. SSRF protection applies to the call itself, in the
+ * agent the kernel's outbound policy made.
+ */
+export function targetResolver(instances: Registry, services: Services, timeoutMs: number): TargetResolver {
   return {
     async resolve(instance, proxyPath) {
       let endpoint = endpointOf(instance, proxyPath.endpointId);
@@ -30,9 +25,6 @@ export function targetResolver(instances: Registry, services: Services, guard: S
         endpoint = fresh ? endpointOf(fresh, proxyPath.endpointId) : undefined;
       }
       if (endpoint === undefined) throw new HttpError(404, `Endpoint '${proxyPath.endpointId}' not found for instance ${instance.id}`);
-      // Scheme first: SBA refuses a disallowed scheme with the SSRF error, before any other check.
-      if (guard) await guard.check(endpoint);
-      // buildTarget keeps the endpoint's origin, so the host checked above is the one called.
       return buildTarget(endpoint, proxyPath);
     },
   };
@@ -60,7 +52,7 @@ function endpointOf(instance: Instance, endpointId: string): URL | undefined {
 }
 
 /** Waits for a detection at most `timeoutMs`; a failure or a late answer just means "not found". */
-async function boundedDetection(detector: EndpointDetector, id: string, timeoutMs: number): Promise<void> {
+async function boundedDetection(detector: EndpointDetectorService, id: string, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, timeoutMs);

@@ -1,10 +1,9 @@
-import { Agent, type Dispatcher } from 'undici';
-import { HttpError, type Logger } from '../../core/plugin-api.js';
+import type { Dispatcher } from 'undici';
+import { HttpError, type Logger, type Outbound } from '../../core/plugin-api.js';
 import type { ProxyConfig } from './config-schema.js';
 import { Exchange } from './exchange.js';
 import { ignoredSet } from './headers.js';
 import type { TargetResolver } from './resolve-target.js';
-import type { SsrfGuard } from './ssrf.js';
 
 /** How long `close()` waits for in-flight calls before it tears their sockets down. */
 const CLOSE_GRACE_MS = 1000;
@@ -17,24 +16,21 @@ export class ProxyRuntime {
   readonly ignored: ReadonlySet<string>;
   /** Parent of every in-flight exchange; aborted (cause `shutdown`) when the kernel stops. */
   readonly calls = new Exchange();
-  #agent: Agent | undefined;
+  #agent: Dispatcher | undefined;
 
   constructor(
     readonly config: ProxyConfig,
     readonly resolver: TargetResolver,
     readonly log: Logger,
-    private readonly guard: SsrfGuard | undefined,
+    /** The kernel's outbound policy: makes the agent (SSRF protection, User-Agent) and picks credentials. */
+    readonly outbound: Outbound,
   ) {
     this.ignored = ignoredSet(config['ignored-headers']);
   }
 
   open(): void {
-    this.#agent ??= new Agent({
-      connect: {
-        timeout: this.config.timeout,
-        // With SSRF protection, every new connection re-checks the addresses it connects to.
-        ...(this.guard ? { lookup: this.guard.connectLookup() } : {}),
-      },
+    this.#agent ??= this.outbound.createAgent({
+      connect: { timeout: this.config.timeout },
       headersTimeout: this.config.timeout,
       // Deliberate: undici's default would cut an idle body after 300 s, ours is configured.
       bodyTimeout: this.config['body-idle-timeout'],
@@ -43,7 +39,7 @@ export class ProxyRuntime {
 
   /** The agent; 503 outside start..stop, when no call may begin. */
   dispatcher(): Dispatcher {
-    if (!this.#agent || this.#agent.closed) throw new HttpError(503, 'the proxy is not running');
+    if (!this.#agent || (this.#agent as Dispatcher & { closed?: boolean }).closed) throw new HttpError(503, 'the proxy is not running');
     return this.#agent;
   }
 

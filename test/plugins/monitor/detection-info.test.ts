@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { definePlugin, type DetectionStrategy, type Instance, type VigilPlugin } from '../../../core/plugin-api.js';
-import { ENDPOINT_DETECTOR, type EndpointDetectorService } from '../../../plugins/monitor/index.js';
+import { ENDPOINT_DETECTOR, type EndpointDetectorService } from '../../../core/plugin-api.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';
 import { closedPort, eventOf, monitorKernel, register, registerFake, staticStrategy, statusEvent, strategies } from './support.js';

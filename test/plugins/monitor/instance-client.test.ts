@@ -6,6 +6,7 @@ import { InstanceCallError } from '../../../plugins/monitor/call-error.js';
 import { InstanceClient, type InstanceClientOptions } from '../../../plugins/monitor/instance-client.js';
 import { DEFAULT_ACCEPT } from '../../../plugins/monitor/media-type.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
+import { testOutbound, TEST_USER_AGENT } from '../../support/outbound.js';
 import { closedPort } from './support.js';
 
 const instance: Instance = emptyInstance('abc');
@@ -13,7 +14,7 @@ const instance: Instance = emptyInstance('abc');
 function client(options: Partial<InstanceClientOptions> = {}): InstanceClient {
   return new InstanceClient({
     defaultTimeout: 1000, defaultRetries: 0, timeouts: {}, retries: {}, connectionsPerOrigin: 4,
-    authorizationFor: () => undefined, ...options,
+    outbound: testOutbound(), ...options,
   });
 }
 
@@ -27,9 +28,16 @@ async function failure(promise: Promise<unknown>): Promise<InstanceCallError> {
   throw new Error('the call did not fail');
 }
 
-test('GET: status, lower-case headers, body; default Accept and the instance credentials', async () => {
+/** An instance registered on the fake's origin, with metadata credentials u:p. */
+function ownedBy(fake: FakeActuator): Instance {
+  const registration = { name: 'a', healthUrl: fake.endpointUrl('health'), managementUrl: fake.managementUrl, serviceUrl: null, source: 'test', metadata: { 'user.name': 'u', 'user.password': 'p' } };
+  return { ...emptyInstance('abc'), registration, registered: true };
+}
+
+test('GET: status, lower-case headers, body; default Accept, User-Agent and the instance credentials', async () => {
   const fake = await FakeActuator.start();
-  const http = client({ authorizationFor: () => 'Basic dTpw' });
+  const http = client();
+  const instance = ownedBy(fake);
   try {
     fake.on('GET', '/custom', { status: 202, body: 'hello', contentType: 'text/plain', headers: { 'X-Thing': 'yes' } });
     const response = await http.request(instance, fake.endpointUrl('custom'), { headers: { Authorization: 'Bearer caller', 'X-Mine': '1' } });
@@ -41,9 +49,27 @@ test('GET: status, lower-case headers, body; default Accept and the instance cre
     assert.is(seen.headers.accept, DEFAULT_ACCEPT);
     assert.is(seen.headers.authorization, 'Basic dTpw');
     assert.is(seen.headers['x-mine'], '1');
+    assert.is(seen.headers['user-agent'], TEST_USER_AGENT);
   } finally {
     await http.close();
     await fake.close();
+  }
+});
+
+test('credentials never go to another origin than the instance\'s own: neither its own nor a caller\'s', async () => {
+  const own = await FakeActuator.start();
+  const other = await FakeActuator.start();
+  const http = client({ outbound: testOutbound({ instanceAuth: { defaultUserName: 'ops', defaultPassword: 'secret' } }) });
+  try {
+    other.on('GET', '/elsewhere', { body: '{}', contentType: 'application/json' });
+    await http.request(ownedBy(own), other.endpointUrl('elsewhere'), { headers: { Authorization: 'Bearer caller' } });
+    const seen = other.requestsTo('/elsewhere')[0]!;
+    assert.is(seen.headers.authorization, undefined);
+    assert.is(seen.headers['user-agent'], TEST_USER_AGENT);
+  } finally {
+    await http.close();
+    await own.close();
+    await other.close();
   }
 });
 

@@ -4,14 +4,16 @@ import * as assert from 'uvu/assert';
 import { HttpError } from '../../../core/plugin-api.js';
 import { checkPlugin } from '../../../core/testing.js';
 import { collectBody } from '../../../plugins/proxy/body.js';
-import { parseCidr, proxyConfigSchema } from '../../../plugins/proxy/config-schema.js';
+import { parseCidr } from '../../../core/outbound/cidr.js';
+import { proxyConfigSchema } from '../../../plugins/proxy/config-schema.js';
 import { Exchange } from '../../../plugins/proxy/exchange.js';
 import { ClientGoneError, upstreamFailure } from '../../../plugins/proxy/forward.js';
 import { DEFAULT_ACCEPT, filterHeaders, ignoredSet, upstreamHeaders } from '../../../plugins/proxy/headers.js';
 import { mapLimit } from '../../../plugins/proxy/map-limit.js';
 import { rawProxyPath } from '../../../plugins/proxy/request-path.js';
 import { ProxyRuntime } from '../../../plugins/proxy/runtime.js';
-import { SSRF_REFUSED } from '../../../plugins/proxy/ssrf.js';
+import { SSRF_REFUSED } from '../../../core/outbound/ssrf-guard.js';
+import { testOutbound } from '../../support/outbound.js';
 import { buildTarget, endpointLocation, parseProxyPath } from '../../../plugins/proxy/target-url.js';
 
 function statusOf(fn: () => unknown): number {
@@ -78,12 +80,10 @@ test('config: defaults, durations, unknown keys and bad CIDRs', async () => {
     'body-idle-timeout': 60_000,
     'ignored-headers': ['Cookie', 'Set-Cookie', 'Authorization'],
     'fan-out': { concurrency: 8, 'max-response-bytes': 10 * 1024 * 1024 },
-    'ssrf-protection': { enabled: false, 'allowed-cidrs': [], 'allowed-schemes': ['http', 'https'] },
   });
-  const custom = await proxyConfigSchema.validate({ timeout: '2s', 'body-idle-timeout': 0, 'ssrf-protection': { 'allowed-schemes': ['HTTPS'] } });
+  const custom = await proxyConfigSchema.validate({ timeout: '2s', 'body-idle-timeout': 0 });
   assert.is(custom.timeout, 2000);
   assert.is(custom['body-idle-timeout'], 0);
-  assert.equal(custom['ssrf-protection']['allowed-schemes'], ['https']);
   const problems = await checkPlugin('proxy', {
     proxy: { timeot: '1s', timeout: 'soon', 'fan-out': { extra: 1 }, 'ssrf-protection': { 'allowed-cidrs': ['10.0.0.0/33', 'nope'] } },
   });
@@ -166,7 +166,7 @@ test('collectBody stops at the limit and destroys the stream', async () => {
 test('the runtime refuses calls outside start..stop and closes idempotently', async () => {
   const config = await proxyConfigSchema.validate({});
   const log = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => log };
-  const runtime = new ProxyRuntime(config, { resolve: async () => { throw new Error('unused'); } }, log, undefined);
+  const runtime = new ProxyRuntime(config, { resolve: async () => { throw new Error('unused'); } }, log, testOutbound());
   assert.is(statusOf(() => runtime.dispatcher()), 503);
   runtime.open();
   assert.ok(runtime.dispatcher());

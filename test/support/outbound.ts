@@ -1,0 +1,14 @@
+import { OutboundPolicy } from '../../core/outbound/policy.js';
+import type { SsrfSettings } from '../../core/outbound/ssrf-guard.js';
+import type { InstanceAuthSettings } from '../../core/store/credentials.js';
+
+export const TEST_USER_AGENT = 'Vigil/test (node test-node)';
+
+/** The kernel's outbound policy for unit tests that build a client or proxy runtime by hand. */
+export function testOutbound(options: { instanceAuth?: Partial<InstanceAuthSettings>; ssrf?: Partial<SsrfSettings> } = {}): OutboundPolicy {
+  return new OutboundPolicy({
+    ssrf: { enabled: false, 'allowed-cidrs': [], 'allowed-schemes': ['http', 'https'], ...options.ssrf },
+    instanceAuth: { enabled: true, defaultUserName: null, defaultPassword: null, serviceMap: {}, ...options.instanceAuth },
+    userAgent: () => TEST_USER_AGENT,
+  });
+}
