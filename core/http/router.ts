@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka, { type Polka, type Request } from 'polka';
 import type { Hook, HttpMethod, Logger, RouteHandler, RouteOptions, VigilRequest } from '../plugin-api.js';
 import { acceptsExplicitly } from './accepts.js';
+import { crossSiteRefusal, type OriginTrust } from './cross-site.js';
 import { HttpError, errorBody } from './http-error.js';
 
 interface RouteEntry {
@@ -23,6 +24,7 @@ export type HookStage = (typeof STAGES)[number];
 export class Router {
   readonly #routes: RouteEntry[] = [];
   readonly #hooks = new Map<HookStage, Hook[]>(STAGES.map((stage) => [stage, []]));
+  readonly #trusted: OriginTrust[] = [];
   #sealed = false;
 
   constructor(readonly contextPath: string, private readonly log: Logger) {}
@@ -41,6 +43,12 @@ export class Router {
     hooks.push(hook);
   }
 
+  /** Adds a test for origins whose pages may send unsafe requests (see `crossSiteRefusal`). */
+  trustOrigin(trust: OriginTrust): void {
+    this.#assertOpen();
+    this.#trusted.push(trust);
+  }
+
   routes(): { method: HttpMethod; path: string }[] {
     return this.#routes.map(({ method, path }) => ({ method, path }));
   }
@@ -51,6 +59,15 @@ export class Router {
     const app: Polka = polka({
       onError: (error, req, res) => this.#onError(error, req as VigilRequest, res),
       onNoMatch: (req, res) => this.sendError(req as VigilRequest, res, 404, `no route for ${req.method} ${req.path}`),
+    });
+    // Before every hook and route, whatever plugins are loaded: a forged request must not even
+    // reach authentication, where the browser would have added the operator's credentials.
+    const trusted = this.#trusted;
+    app.use((req, res, next) => {
+      const refusal = crossSiteRefusal(req, trusted);
+      if (refusal === undefined) return next();
+      this.log.debug(`403 for ${req.method} ${req.path}: ${refusal}`);
+      return this.sendError(req as VigilRequest, res, 403, refusal);
     });
     for (const stage of STAGES) {
       for (const hook of this.#hooks.get(stage)!) {

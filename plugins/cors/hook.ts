@@ -1,15 +1,16 @@
 import type { ServerResponse } from 'node:http';
-import type { Hook, HttpRoutes, VigilRequest } from '../../core/plugin-api.js';
+import { appendVary, varyOnWrite, type Hook, type HttpRoutes, type VigilRequest } from '../../core/plugin-api.js';
 import type { CorsPolicy } from './policy.js';
-import { appendVary } from './vary.js';
 
 /**
  * The `pre` hook: answers preflights itself (before authentication, since browsers never send
  * credentials on a preflight) and decorates actual requests, which then go on to auth and routes.
- * Headers are set with `setHeader` so the route's own `writeHead` keeps them.
+ * Headers are set with `setHeader` so the route's own `writeHead` keeps them. Every response,
+ * with or without an `Origin`, says it varies on `Origin`: whether it carries Allow-Origin does.
  */
 export function corsHook(policy: CorsPolicy, http: Pick<HttpRoutes, 'sendError'>): Hook {
   return (req: VigilRequest, res: ServerResponse) => {
+    varyOnWrite(res, 'Origin');
     const decision = policy.decide({
       method: req.method ?? 'GET',
       origin: header(req, 'origin'),

@@ -14,6 +14,8 @@ export default definePlugin<CorsConfig>({
   setup(ctx) {
     const origins = ctx.config['allowed-origins'];
     if (origins.length === 0) ctx.log.warn('no allowed-origins configured: every cross-origin request is refused');
-    ctx.http.hook('pre', corsHook(new CorsPolicy(ctx.config), ctx.http));
+    const policy = new CorsPolicy(ctx.config);
+    ctx.http.hook('pre', corsHook(policy, ctx.http));
+    ctx.http.trustOrigin((origin) => policy.trusts(origin));
   },
 });

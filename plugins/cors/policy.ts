@@ -75,6 +75,16 @@ export class CorsPolicy {
     return { kind: 'preflight', headers };
   }
 
+  /**
+   * Whether pages of this origin may send unsafe requests (the kernel's cross-site check): only
+   * origins listed by name. `*` lets any page read the API without credentials, but a plain form
+   * post from any page would still carry the browser's cached credentials, so it trusts nobody.
+   */
+  trusts(origin: string): boolean {
+    const normalised = normaliseOrigin(origin);
+    return normalised !== undefined && this.#origins.has(normalised);
+  }
+
   /** The Allow-Origin value for an allowed origin, else undefined. */
   #allowOrigin(origin: string): string | undefined {
     const normalised = normaliseOrigin(origin);

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import sirv from 'sirv';
-import type { HttpRoutes, VigilRequest } from '../../core/plugin-api.js';
+import { varyOnWrite, type HttpRoutes, type VigilRequest } from '../../core/plugin-api.js';
 import { wantsJsonNotHtml } from './accept.js';
 import { ASSET_PREFIX, INDEX_FILE } from './app-folder.js';
 
@@ -10,6 +10,7 @@ const HASHED = /-[A-Z0-9]{8}\.(?:js|css)(?:\.map)?$/;
 /**
  * Everything the page may load comes from Vigil itself: no CDN, no inline script, no framing by
  * other sites. Inline `style` attributes are not needed either: the app sets styles through the DOM.
+ * Sent with every file of the dashboard, so no file opened on its own is treated more loosely.
  */
 const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': "default-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
@@ -30,9 +31,6 @@ export function staticRoutes(http: HttpRoutes, folder: string): void {
     brotli: true,
     setHeaders(res, pathname) {
       res.setHeader('cache-control', HASHED.test(pathname) ? 'public, max-age=31536000, immutable' : 'no-cache');
-      // sirv sets its own Vary; the page also varies with Accept (JSON clients get a 406).
-      if (pathname === `/${INDEX_FILE}`) res.setHeader('vary', 'Accept, Accept-Encoding');
-      res.setHeader('x-content-type-options', 'nosniff');
     },
   });
   const serve = (req: VigilRequest, res: ServerResponse, path: string) => {
@@ -42,10 +40,13 @@ export function staticRoutes(http: HttpRoutes, folder: string): void {
   };
 
   http.route(['GET', 'HEAD'], '/', (req, res) => {
-    res.setHeader('vary', 'Accept');
+    secure(res);
+    // The page varies with Accept (JSON clients get a 406); sirv writes its own `Vary:
+    // Accept-Encoding` over whatever was set, so the name is added when the head goes out.
+    varyOnWrite(res, 'Accept');
     if (wantsJsonNotHtml(req)) {
       const api = `${http.contextPath}/applications and ${http.contextPath}/instances`;
-      http.sendError(req, res, 406, `this is the dashboard, an HTML page; the JSON API is at ${api}`, { vary: 'Accept' });
+      http.sendError(req, res, 406, `this is the dashboard, an HTML page; the JSON API is at ${api}`);
       return;
     }
     // The page links its assets relative to itself (`ui/app.js`), which needs the slash after a context path.
@@ -54,10 +55,17 @@ export function staticRoutes(http: HttpRoutes, folder: string): void {
       res.writeHead(308, { location: `${req.path}/${query}`, 'content-length': '0' }).end();
       return;
     }
-    for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
     serve(req, res, `/${INDEX_FILE}`);
   });
 
   // The path below the context path, still percent-encoded: sirv decodes it and knows only the files it scanned.
-  http.route(['GET', 'HEAD'], `/${ASSET_PREFIX}/*`, (req, res) => serve(req, res, req.path.slice(http.contextPath.length)));
+  http.route(['GET', 'HEAD'], `/${ASSET_PREFIX}/*`, (req, res) => {
+    secure(res);
+    serve(req, res, req.path.slice(http.contextPath.length));
+  });
+}
+
+/** The page's security headers on every answer of the dashboard: files, redirects and errors alike. */
+function secure(res: ServerResponse): void {
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
 }

@@ -90,14 +90,14 @@ test('a preflight asking for a method that is not allowed is refused', () => wit
   assert.is(res.headers.get('access-control-allow-origin'), null);
 }));
 
-test('requests without Origin are untouched', () => withKernel(CONFORMANCE, async (tk) => {
+test('requests without Origin get no CORS headers, only Vary: Origin (a cache must not hand them to another origin)', () => withKernel(CONFORMANCE, async (tk) => {
   const res = await call('GET', `${tk.url}/instances`);
   assert.is(res.status, 200);
-  assert.equal(corsHeaders(res), {});
+  assert.equal(corsHeaders(res), { vary: 'Origin' });
   // An OPTIONS without Origin is no preflight: it goes on to the routes (none serves OPTIONS).
   const options = await call('OPTIONS', `${tk.url}/instances`, { headers: { 'access-control-request-method': 'POST' } });
   assert.is(options.status, 404);
-  assert.equal(corsHeaders(options), {});
+  assert.equal(corsHeaders(options), { vary: 'Origin' });
 }));
 
 test('an OPTIONS with Origin but no requested method is an actual request', () => withKernel(CONFORMANCE, async (tk) => {

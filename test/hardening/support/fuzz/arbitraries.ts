@@ -162,6 +162,7 @@ const extras = fc.array(fc.oneof(
   fc.constant(['Expect', '100-continue'] as const),
   fc.constant(['X-Empty', ''] as const),
   fc.constant(['Accept-Encoding', 'gzip, br, zstd'] as const),
+  fc.constantFrom('cross-site', 'same-origin', 'same-site', 'none', 'CROSS-SITE').map((site) => ['Sec-Fetch-Site', site] as const),
   fc.tuple(fc.constantFrom('X-Any', 'If-None-Match', 'User-Agent', 'Accept-Language'), printable(60)),
 ), { maxLength: 3 });
 

@@ -50,6 +50,7 @@ export function expectedFor(spec: RequestSpec, world: World, routes: readonly Ro
     return { kind: 'error', status: defect.kind === 'huge-headers' ? 431 : 400, path: '' };
   }
   const cors = spec.cors;
+  if (isForged(spec)) return { kind: 'error', status: 403, path };
   if (cors.kind === 'preflight') {
     const method = cors.requestMethod.trim().toUpperCase();
     const asked = (cors.requestHeaders ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
@@ -64,6 +65,18 @@ export function expectedFor(spec: RequestSpec, world: World, routes: readonly Ro
   if (auth.kind === 'wrong-token') return { kind: 'error', status: 401, path, challenges: [BASIC, BEARER] };
   if (auth.kind === 'client' && !registrationMayDo(spec.method, path, world.contextPath)) return { kind: 'error', status: 403, path };
   return routeExpectation(spec, world, routes);
+}
+
+/**
+ * The kernel's cross-site check, before CORS and authentication: an unsafe method that a browser
+ * marks as coming from another site (an Origin the cors section does not list, or
+ * `Sec-Fetch-Site: cross-site` without an Origin). The generated origins are never the daemon's own.
+ */
+function isForged(spec: RequestSpec): boolean {
+  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(spec.method)) return false;
+  if (spec.cors.kind === 'actual') return !spec.cors.origin.allowed;
+  const site = spec.extras.filter(([name]) => name.toLowerCase() === 'sec-fetch-site').map(([, value]) => value).join(', ');
+  return site.toLowerCase() === 'cross-site';
 }
 
 /** The `registration` role: register and deregister, nothing else (plugins/basic-auth roles). */
