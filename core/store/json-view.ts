@@ -41,6 +41,19 @@ export function createJsonViews(sanitizePatterns: readonly string[]): JsonViews 
     return view;
   };
 
+  // Tags come from `tags.*` metadata (and info): `tags.password` is as secret under either name.
+  const tagCache = new WeakMap<object, Readonly<Record<string, string>>>();
+  const tags = (value: Readonly<Record<string, string>>) => {
+    let view = tagCache.get(value);
+    if (!view) {
+      const shown: Record<string, string> = {};
+      for (const [key, entry] of Object.entries(value)) shown[key] = sensitive(key) || sensitive(`tags.${key}`) ? MASK : entry;
+      view = shown;
+      tagCache.set(value, view);
+    }
+    return view;
+  };
+
   const instance = (value: Instance) => ({
     id: value.id,
     version: value.version,
@@ -51,7 +64,7 @@ export function createJsonViews(sanitizePatterns: readonly string[]): JsonViews 
     info: value.info,
     endpoints: endpointsView(visibleEndpoints(value)),
     buildVersion: value.buildVersion,
-    tags: value.tags,
+    tags: tags(value.tags),
   });
 
   const event = (value: InstanceEvent) => {

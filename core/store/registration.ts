@@ -1,4 +1,5 @@
 import type { Registration } from './types.js';
+import { maskUrlPassword } from './url-credentials.js';
 
 export type ParseResult =
   | { readonly ok: true; readonly registration: Registration }
@@ -93,14 +94,21 @@ function checkUrl(field: string, value: unknown, problems: string[]): boolean {
     return false;
   }
   if (!isHttpUrl(value)) {
-    problems.push(`'${field}' is not valid: ${JSON.stringify(value)} is not an absolute http(s) URL`);
+    problems.push(`'${field}' is not valid: ${JSON.stringify(maskUrlPassword(value))} is not an absolute http(s) URL (http://host/... or https://host/...)`);
     return false;
   }
   return true;
 }
 
+/**
+ * An absolute http(s) URL with a host, written the one way a person means it: `http://` or
+ * `https://`. The WHATWG parser also reads `http:host`, `http:/host` and `http:\\host` as http
+ * URLs, and in `http:user:pw@host` finds a password that a looser check would then echo in clear.
+ */
+const HTTP_PREFIX = /^https?:\/\/(?![/\\])/i;
+
 export function isHttpUrl(value: string): boolean {
-  if (WHITESPACE_OR_CONTROL.test(value)) return false;
+  if (WHITESPACE_OR_CONTROL.test(value) || !HTTP_PREFIX.test(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

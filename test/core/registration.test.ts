@@ -37,7 +37,7 @@ test('every problem is reported and names its field', () => {
   assert.equal(problems({}), ["'name' must not be empty", "'healthUrl' must not be empty"]);
   assert.equal(problems({ name: '  ', healthUrl: '/actuator/health' }), [
     "'name' must not be empty",
-    `'healthUrl' is not valid: "/actuator/health" is not an absolute http(s) URL`,
+    `'healthUrl' is not valid: "/actuator/health" is not an absolute http(s) URL (http://host/... or https://host/...)`,
   ]);
   assert.match(problems({ name: 5, healthUrl: 'http://h' })[0]!, "'name' must be a string, got a number");
   assert.match(problems({ name: 'a', healthUrl: 'http://h', managementUrl: 'http//missing-colon' })[0]!, 'managementUrl');

@@ -11,6 +11,22 @@ test('the password of a URL\'s userinfo is masked; everything else is kept as wr
   assert.is(maskUrlPassword('http://host\\@evil:1/'), 'http://host\\@evil:1/');
 });
 
+test('every form the WHATWG parser reads a password in is masked, as undici and browsers would read it', () => {
+  const forms = [
+    'http:user:secret@host/health', 'HTTP:user:secret@host/x', 'http:/user:secret@host/', 'http:///user:secret@host/',
+    'http:\\user:secret@host/', 'https:\\/user:secret@host:8443/a?b#c', 'http://user:sec@ret@host/', 'http://user:secret@host\\path',
+  ];
+  for (const url of forms) {
+    assert.is(new URL(url).password !== '', true, `${url} has a password to the parser`);
+    const masked = maskUrlPassword(url);
+    assert.not.match(masked, /secret|sec@ret/, url);
+    assert.is(new URL(masked).password, '******', url);
+    assert.is(new URL(masked).host, new URL(url).host, url);
+  }
+  // Scheme-relative hrefs (an index may list them) are read against the instance's URL.
+  assert.is(maskUrlPassword('//user:secret@host/x'), '//user:******@host/x');
+});
+
 test('URLs without a password come back unchanged', () => {
   for (const url of ['http://host:8080/actuator', 'http://ops@host/', 'http://host/a@b', 'http://host/?u=a:b@c', 'no-scheme@host:1', '']) {
     assert.is(maskUrlPassword(url), url);

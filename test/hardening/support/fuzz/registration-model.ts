@@ -46,9 +46,14 @@ export function instanceIdFor(healthUrl: string): string {
   return createHash('sha1').update(healthUrl, 'utf8').digest('hex').slice(0, 12);
 }
 
-/** An absolute http(s) URL with a host, as the WHATWG parser reads it, without raw spaces or control characters. */
+/**
+ * An absolute http(s) URL with a host, as the WHATWG parser reads it, without raw spaces or
+ * control characters, and written `http://host` or `https://host` (issue 14: the parser also
+ * reads `http:user:pw@host`, whose password would then be echoed).
+ */
 function isHttpUrl(value: unknown): boolean {
   if (typeof value !== 'string' || value.length > LIMITS.url || SPACE_OR_CONTROL.test(value)) return false;
+  if (!/^https?:\/\/[^/\\]/i.test(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
