@@ -14,8 +14,18 @@ export interface InstanceChange {
 export interface BusEvents {
   /** An event was appended to an instance's history; fired synchronously after the append. */
   'instance.changed': InstanceChange;
-  /** `POST /applications` (or anything else) asked every instance to be re-checked and discovery to re-run. */
-  'instances.refresh-requested': { readonly reason: string };
+  /**
+   * `POST /applications` (or anything else) asked every instance to be re-checked and discovery
+   * to re-run. In a cluster every node gets it (`remote`: it came from another node).
+   */
+  'instances.refresh-requested': { readonly reason: string; readonly remote?: boolean };
+  /**
+   * The event log replaced this node's whole state (it reloaded after a gap, or its store came
+   * back empty): snapshots changed without an `instance.changed` each. Re-read what you keep.
+   */
+  'instances.reloaded': { readonly instances: number };
+  /** Which instances this node owns (`OWNERSHIP`) may have changed: nodes joined or left. */
+  'instances.ownership-changed': Record<string, never>;
 }
 
 export type BusHandler<T> = (payload: T) => void | Promise<void>;

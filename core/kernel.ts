@@ -9,14 +9,14 @@ import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
 import { Router } from './http/router.js';
-import { NODE_ID, type HttpMethod, type Logger, type PluginContext } from './plugin-api.js';
+import { EVENT_LOG, NODE_ID, leasesOf, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
 import { OutboundPolicy } from './outbound/policy.js';
 import type { InstanceAuthSettings } from './store/credentials.js';
 import { vigilVersion } from './version.js';
 import { PluginHost } from './plugin-host.js';
 import type { Prepared, PreparedPlugin } from './prepare.js';
 import { ServiceRegistry } from './services.js';
-import { EventStore, runSeqBase } from './store/event-store.js';
+import { MemoryEventLog } from './store/memory-event-log.js';
 import { createJsonViews, type JsonViews } from './store/json-view.js';
 import { InstanceRegistry } from './store/registry.js';
 
@@ -42,6 +42,7 @@ export class Kernel {
   readonly #settings: KernelConfig;
   readonly #log: Logger;
   readonly #bus: EventBus;
+  readonly #services: Services;
 
   constructor(prepared: Prepared, log: Logger) {
     const scope = compose(prepared.settings, log);
@@ -54,6 +55,7 @@ export class Kernel {
     const views = scope.resolve<JsonViews>('JsonViews');
     const services = scope.resolve(ServiceRegistry);
     const kernelServices = services.forPlugin('kernel', -1);
+    this.#services = kernelServices;
     const outbound = new OutboundPolicy({
       ssrf: prepared.settings['ssrf-protection'],
       instanceAuth: instanceAuthOf(prepared.settings),
@@ -110,6 +112,8 @@ export class Kernel {
     this.#phase = 'starting';
     try {
       await this.#host.setup();
+      // After every setup (a plugin may provide the log) and before anything is served or started.
+      await this.#registry.open(this.#services.use(EVENT_LOG) ?? new MemoryEventLog(), leasesOf(this.#services));
       // Host is checked by the router, so that a request without one also gets a JSON error.
       this.#server = createServer({ requireHostHeader: false }, this.#router.build());
       answerProtocolErrors(this.#server, this.#router);
@@ -121,7 +125,7 @@ export class Kernel {
       await this.#host.start();
     } catch (error) {
       await this.#closeServer(1000);
-      this.#registry.dispose();
+      await this.#registry.close().catch(() => undefined);
       this.#phase = 'stopped';
       throw error;
     }
@@ -144,7 +148,7 @@ export class Kernel {
     this.#abort.abort();
     await this.#host.stop(Math.max(1, deadline - Date.now() - 200));
     await this.#closeServer(Math.max(1, deadline - Date.now()));
-    this.#registry.dispose();
+    await this.#registry.close().catch((error: unknown) => this.#log.error(`closing the event log failed: ${messageOf(error)}`));
     this.#phase = 'stopped';
     this.#log.info('stopped');
   }
@@ -187,10 +191,11 @@ function compose(settings: KernelConfig, log: Logger): DependencyContainer {
   scope.register(EventBus, single(() => new EventBus((name, error) => {
     log.error(`a handler of "${name}" failed: ${messageOf(error)}`, { error: error instanceof Error ? error.stack : String(error) });
   })));
-  scope.register(EventStore, single(() => new EventStore(settings['event-store']['max-events-per-instance'], runSeqBase())));
-  scope.register(InstanceRegistry, single((c) => new InstanceRegistry(c.resolve(EventStore), c.resolve(EventBus), {
+  scope.register(InstanceRegistry, single((c) => new InstanceRegistry(c.resolve(EventBus), {
     retentionAfterDeregistration: settings['event-store']['retention-after-deregistration'],
     maxDetailsBytes: settings['event-store']['max-details-bytes'],
+    maxEventsPerInstance: settings['event-store']['max-events-per-instance'],
+    log: log.child('registry'),
   })));
   scope.register('JsonViews', single(() => createJsonViews(settings['metadata-keys-to-sanitize'])));
   scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));

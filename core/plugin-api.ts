@@ -18,12 +18,13 @@
  * Each step runs under a timeout (`plugin-timeout`, default 10 s); a failure names the plugin.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Agent, Dispatcher } from 'undici';
 import type { BusEvents, BusHandler } from './bus.js';
 import type { Command } from './store/commands.js';
 import type { JsonViews } from './store/json-view.js';
 import type { Application, Instance, InstanceEvent, Registration } from './store/types.js';
 import type { ConfigSchema } from '../config/validate.js';
+import type { Outbound } from './contract/instance-calls.js';
+import type { ServiceToken } from './contract/tokens.js';
 
 export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
 export type { Command, StatusChangeDetection } from './store/commands.js';
@@ -42,6 +43,15 @@ export { readBody } from './http/read-body.js';
 export { appendVary, varyOnWrite } from './http/vary.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { InFlight } from './in-flight.js';
+export { parseRegistration } from './store/registration.js';
+export { defineToken, type ServiceToken } from './contract/tokens.js';
+export {
+  DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, instanceHttpOf,
+  type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
+} from './contract/instance-calls.js';
+export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
+export { EVENT_LOG, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type LogReceiver, type NewEvent } from './contract/event-log.js';
+export { LEASES, NODE_ID, OWNERSHIP, leasesOf, ownershipOf, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
@@ -126,17 +136,28 @@ export interface PluginBus {
   listenerCount(name: keyof BusEvents): number;
 }
 
-/** The registry facade. Instances are immutable snapshots; changes go through commands. */
+/**
+ * The registry facade. Instances are immutable snapshots; changes go through commands.
+ *
+ * Reads are synchronous, against this node's snapshot. Writes are asynchronous: they go through
+ * the event log (`EVENT_LOG`; in memory unless a plugin provides one) and resolve once this
+ * node's snapshot holds the result, so a read right after a write on the same node sees it.
+ * Every recorded event, whichever node wrote it, is applied in `seq` order and published on the
+ * bus as `instance.changed`. The registry is ready once every plugin has set up: no plugin reads
+ * or writes it during `setup`. A write while the log cannot take it rejects with
+ * `StoreUnavailableError` and changes nothing.
+ */
 export interface Registry {
   /** Registers or re-registers (REGISTERED, REGISTRATION_UPDATED or nothing for an equal heartbeat). */
-  register(registration: Registration): { id: string; event: InstanceEvent | null };
+  register(registration: Registration): Promise<{ id: string; event: InstanceEvent | null }>;
   /** Records DEREGISTERED; false when the id was never seen. */
-  deregister(id: string): boolean;
+  deregister(id: string): Promise<boolean>;
   /**
    * Runs a command (e.g. `changeStatusCommand(...)`) against the newest snapshot and appends its
    * event. Commands ignore deregistered instances, so a late result after a DELETE writes nothing.
+   * When another writer got in first (another node), the command runs again on the newer state.
    */
-  apply(id: string, command: Command): InstanceEvent | null;
+  apply(id: string, command: Command): Promise<InstanceEvent | null>;
   /** An instance by id, registered or recently deregistered. */
   get(id: string): Instance | undefined;
   /** Registered instances, optionally of one application name. */
@@ -149,48 +170,15 @@ export interface Registry {
   eventsOf(id: string): readonly InstanceEvent[];
   /** Held events recorded after the event with this `seq`; how streams resume. */
   eventsSince(seq: number): InstanceEvent[];
-  /** `seq` of the newest event recorded so far. */
+  /** `seq` of the newest event applied to this node's snapshot. */
   readonly lastSeq: number;
   /**
    * The seq a stream resumes after for a client's `Last-Event-ID`: the id itself when this
-   * registry issued it, else 0 (replay everything held): an id from an earlier run of the daemon
-   * is never taken for one of this run. Seqs are decimal and increase across restarts.
+   * registry's log issued it, else 0 (replay everything held): an id from an earlier run of the
+   * daemon is never taken for one of this run. Seqs are decimal and increase across restarts.
    */
   resumePoint(lastEventId: number): number;
 }
-
-/**
- * The kernel's policy for calls from Vigil to instances, the one place every such call goes
- * through whichever plugin makes it. Configured by the kernel keys `ssrf-protection` and
- * `instance-auth`.
- */
-export interface Outbound {
-  /** `Vigil/<version> (node <node-id>)`: sent on every call, so an instance's logs tell who checked it. */
-  readonly userAgent: string;
-  /** Whether `url` is on the origin of one of the instance's registration URLs (health, management, service). */
-  isOwnOrigin(instance: Instance, url: string | URL): boolean;
-  /**
-   * The `Authorization` value for a call to `url` for this instance (metadata credentials, then
-   * `instance-auth`), or undefined: credentials are never sent to an origin other than the
-   * instance's own registration URLs, whatever its endpoints point at.
-   */
-  authorizationFor(instance: Instance, url: string | URL): string | undefined;
-  /**
-   * An undici agent for calls to instances: every request through it gets Vigil's User-Agent,
-   * and with `ssrf-protection` on it is refused (an error whose `code` is `SSRF_REFUSED`) when its
-   * scheme or address is not permitted, checked again at connect time after DNS resolution.
-   */
-  createAgent(options?: Agent.Options): Dispatcher;
-}
-
-/** The `code` of an error for a call the SSRF protection refused. */
-export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
-
-/**
- * The node's id in a cluster, provided by a clustering plugin; without one the kernel uses
- * `<host name>:<port>`. It names the node in `User-Agent` and wherever nodes are told apart.
- */
-export const NODE_ID = defineToken<string>('vigil.node-id');
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -250,17 +238,6 @@ export interface HttpRoutes {
   routes(): readonly { method: HttpMethod; path: string }[];
 }
 
-/** A typed key for a service; equal names are the same service, even across copies of this package. */
-export interface ServiceToken<T> {
-  readonly key: string;
-  /** Phantom field that carries the type; never set. */
-  readonly __type?: T;
-}
-
-export function defineToken<T>(key: string): ServiceToken<T> {
-  return { key };
-}
-
 export interface Services {
   /** Provides the one implementation of a token; a second provider is an error. */
   provide<T>(token: ServiceToken<T>, value: T): void;
@@ -270,83 +247,6 @@ export interface Services {
   contribute<T>(token: ServiceToken<T>, value: T): void;
   /** Every contributed value, in the order the contributing plugins appear in `plugins:`. */
   collect<T>(token: ServiceToken<T>): T[];
-}
-
-/**
- * An endpoint-detection strategy, contributed by `detect-*` plugins under `DETECTION_STRATEGY`
- * and run by the monitor in `plugins:` order: the first that yields endpoints wins.
- */
-export interface DetectionStrategy {
-  /** Shown in logs. */
-  readonly name: string;
-  /**
-   * Finds the instance's endpoints, or returns an empty list to hand over to the next strategy.
-   * `signal` aborts on timeout or shutdown. Throwing counts as "nothing found" and is logged.
-   */
-  detect(instance: Instance, signal: AbortSignal): Promise<readonly { id: string; url: string }[]>;
-}
-
-export const DETECTION_STRATEGY = defineToken<DetectionStrategy>('vigil.detection-strategy');
-
-/**
- * What the monitor offers other plugins (the proxy) about detection: when a request needs an
- * endpoint of an instance whose endpoints were never detected, detect them now instead of
- * answering 404 until the next trigger. Provided by `monitor` under `ENDPOINT_DETECTOR`.
- */
-export interface EndpointDetectorService {
-  /**
-   * Resolves with the instance after detection ran (or at once when endpoints are known, or
-   * detection cannot run: no managementUrl, OFFLINE/UNKNOWN, no strategy loaded).
-   * Undefined for an unknown id. Never rejects.
-   */
-  ensureDetected(id: string): Promise<Instance | undefined>;
-}
-
-export const ENDPOINT_DETECTOR = defineToken<EndpointDetectorService>('vigil.endpoint-detector');
-
-/** Options of one call to an instance. */
-export interface InstanceRequestOptions {
-  readonly method?: HttpMethod;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Aborts the call (shutdown, deregistration). */
-  readonly signal?: AbortSignal;
-  /** The endpoint id the call is for (`health`, `info`, `actuator-index`, ...): picks timeout and retries. */
-  readonly endpointId?: string;
-  /** Bodies larger than this are cut off and the call fails; a lying instance cannot exhaust memory. */
-  readonly maxBodyBytes?: number;
-}
-
-export interface InstanceResponse {
-  readonly status: number;
-  /** Lower-case header names. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The Content-Type, or '' when none. */
-  readonly contentType: string;
-  readonly body: Buffer;
-}
-
-/**
- * Calls to instances, provided by the `monitor` plugin under `INSTANCE_HTTP`: one shared
- * keep-alive agent, the instance's credentials, the per-request timeout covering headers and
- * body, and retries for reads. It rejects on connection failure or timeout (the error's `code`
- * tells which), and never for an HTTP status.
- */
-export interface InstanceHttpClient {
-  request(instance: Instance, url: string, options?: InstanceRequestOptions): Promise<InstanceResponse>;
-}
-
-export const INSTANCE_HTTP = defineToken<InstanceHttpClient>('vigil.instance-http');
-
-/**
- * The instance client, looked up when it is needed rather than at setup: a missing provider then
- * fails that call with a message naming what is missing, instead of failing start-up.
- */
-export function instanceHttpOf(services: Services): () => InstanceHttpClient {
-  return () => {
-    const client = services.use(INSTANCE_HTTP);
-    if (!client) throw new Error(`no instance HTTP client (${INSTANCE_HTTP.key}): it is provided by the "monitor" plugin`);
-    return client;
-  };
 }
 
 /** Helper for plugin authors: gives a plugin object its type without changing it. */

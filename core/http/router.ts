@@ -3,6 +3,7 @@ import polka, { type Polka, type Request } from 'polka';
 import type { Hook, HttpMethod, Logger, RouteHandler, RouteOptions, VigilRequest } from '../plugin-api.js';
 import { acceptsExplicitly } from './accepts.js';
 import { crossSiteRefusal, type OriginTrust } from './cross-site.js';
+import { StoreUnavailableError } from '../contract/event-log.js';
 import { HttpError, errorBody } from './http-error.js';
 
 interface RouteEntry {
@@ -117,6 +118,11 @@ export class Router {
   #onError(error: unknown, req: VigilRequest, res: ServerResponse): void {
     if (error instanceof HttpError) {
       this.sendError(req, res, error.status, error.message, error.headers);
+      return;
+    }
+    if (error instanceof StoreUnavailableError) {
+      // The write was not made; a client that tries again later (SBA's re-registration) heals it.
+      this.sendError(req, res, 503, `the registry cannot take writes now: ${error.message}`, { 'retry-after': String(error.retryAfterSeconds) });
       return;
     }
     // Details of an unexpected failure go to the log, never into the response.

@@ -1,77 +1,112 @@
 import type { EventBus } from '../bus.js';
-import { VigilError } from '../errors.js';
+import { StoreUnavailableError, VersionConflictError, type EventLog, type LogReceiver, type NewEvent } from '../contract/event-log.js';
+import type { Leases } from '../contract/coordination.js';
+import type { Logger } from '../plugin-api.js';
 import { toApplication } from './application.js';
 import { boundDraft, repeatsCurrent } from './bounds.js';
 import { deregisterCommand, registerCommand, type Command } from './commands.js';
-import type { EventStore } from './event-store.js';
+import { HeldEvents } from './held-events.js';
 import { instanceIdOf } from './instance-id.js';
 import { applyEvent, emptyInstance } from './instance.js';
 import type { Application, Instance, InstanceEvent, Registration } from './types.js';
+import { Waiters } from './waiters.js';
 
 /** Re-runs of a command after a lost optimistic-locking race, as SBA's repository allows. */
 const MAX_ATTEMPTS = 10;
+/** How long a writer that lost a race waits for its snapshot to catch up before it gives up. */
+const CATCH_UP_MS = 5000;
+/** The lease of the retention sweep: one node drops a deregistered instance's history, all forget it. */
+export const RETENTION_LEASE = 'retention';
 
 export interface RegistryOptions {
   /** How long a deregistered instance's events stay before they are dropped (ms). */
   readonly retentionAfterDeregistration: number;
   /** Largest status details or info an event may carry, in bytes of JSON; larger ones are cut. */
   readonly maxDetailsBytes: number;
+  readonly maxEventsPerInstance: number;
+  readonly log: Logger;
   /** Clock, replaceable in tests. */
   readonly now?: () => number;
 }
 
 /**
- * The instance registry: snapshots derived from the event store, updated synchronously after
- * every append (so a read right after a write sees it), and the one way to change an instance.
- * Every recorded event is published on the bus as `instance.changed`.
+ * The instance registry: this node's snapshots and held events, built from what the event log
+ * delivers (its own appends and every other node's, in `seq` order), and the one way to change
+ * an instance. A write resolves once the snapshot holds it. Every applied event is published on
+ * the bus as `instance.changed`.
  */
-export class InstanceRegistry {
+export class InstanceRegistry implements LogReceiver {
   readonly #snapshots = new Map<string, Instance>();
+  readonly #held: HeldEvents;
   readonly #removals = new Map<string, NodeJS.Timeout>();
+  /** Writers waiting for their event's seq to be applied. */
+  readonly #seqWaiters = new Waiters();
+  /** Writers that lost a race, waiting for an instance's snapshot to reach a version. */
+  readonly #versionWaiters = new Map<string, Waiters>();
   readonly #now: () => number;
+  #log: EventLog | undefined;
+  #leases: Leases | undefined;
+  #firstSeq = 1;
+  #lastSeq = 0;
   #lastTimestamp = 0;
 
-  constructor(
-    private readonly store: EventStore,
-    private readonly bus: EventBus,
-    private readonly options: RegistryOptions,
-  ) {
+  constructor(private readonly bus: EventBus, private readonly options: RegistryOptions) {
     this.#now = options.now ?? Date.now;
+    this.#held = new HeldEvents(options.maxEventsPerInstance);
+  }
+
+  /** Opens `log` and loads what it holds; until then every write fails. */
+  async open(log: EventLog, leases: Leases): Promise<void> {
+    this.#log = log;
+    this.#leases = leases;
+    leases.lease(RETENTION_LEASE);
+    await log.open(this);
+  }
+
+  async close(): Promise<void> {
+    const log = this.#log;
+    this.#log = undefined;
+    this.dispose();
+    await log?.close();
   }
 
   /** Registers or re-registers; records REGISTERED, REGISTRATION_UPDATED, or nothing for an equal heartbeat. */
-  register(registration: Registration): { id: string; event: InstanceEvent | null } {
+  async register(registration: Registration): Promise<{ id: string; event: InstanceEvent | null }> {
     const id = instanceIdOf(registration.healthUrl);
-    return { id, event: this.apply(id, registerCommand(registration)) };
+    return { id, event: await this.apply(id, registerCommand(registration)) };
   }
 
   /** Records DEREGISTERED. Returns false for an id never seen (or already dropped). */
-  deregister(id: string): boolean {
+  async deregister(id: string): Promise<boolean> {
     if (!this.#snapshots.has(id)) return false;
-    this.apply(id, deregisterCommand);
+    await this.apply(id, deregisterCommand);
     return true;
   }
 
   /**
    * Runs a command against the latest snapshot and appends the event it decides on. If another
-   * writer got in first, the command is re-run against the newer version.
+   * writer got in first, the command is re-run once the snapshot holds the newer version.
    */
-  apply(id: string, command: Command): InstanceEvent | null {
+  async apply(id: string, command: Command): Promise<InstanceEvent | null> {
     for (let attempt = 1; ; attempt += 1) {
+      const log = this.#log;
+      if (!log) throw new StoreUnavailableError('the registry is not open');
       const previous = this.#snapshots.get(id) ?? emptyInstance(id);
       const decided = command(previous);
       if (!decided) return null;
       const draft = boundDraft(decided, this.options.maxDetailsBytes);
       if (draft !== decided && repeatsCurrent(draft, previous)) return null;
+      const event: NewEvent = { ...draft, instance: id, version: previous.version + 1, timestamp: this.#timestamp() };
       try {
-        const event = this.store.append({ ...draft, instance: id, version: previous.version + 1, timestamp: this.#timestamp() });
-        const instance = applyEvent(previous, event);
-        this.#snapshots.set(id, instance);
-        this.#scheduleRetention(instance);
-        this.bus.emit('instance.changed', { event, instance, previous });
-        return event;
+        const stored = await log.append(event, applyEvent(previous, { ...event, seq: 0 } as InstanceEvent));
+        if (stored.seq > this.#lastSeq && !(await this.#seqWaiters.until(stored.seq, CATCH_UP_MS))) {
+          // Recorded, but this node's copy lags: the snapshot will hold it once the log catches up.
+          this.options.log.warn(`event ${stored.seq} of ${id} was recorded but has not reached this node's snapshot within ${CATCH_UP_MS} ms`);
+        }
+        return stored;
       } catch (error) {
-        if (!(error instanceof VigilError && error.code === 'ERR_VERSION_CONFLICT') || attempt >= MAX_ATTEMPTS) throw error;
+        if (!(error instanceof VersionConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+        await this.#versionReached(id, error.current);
       }
     }
   }
@@ -107,55 +142,137 @@ export class InstanceRegistry {
     return toApplication(name, this.list(name));
   }
 
-  /** Every held event in the order recorded. */
+  /** Every held event in `seq` order. */
   events(): InstanceEvent[] {
-    return this.store.all();
+    return this.#held.all();
   }
 
   eventsOf(id: string): readonly InstanceEvent[] {
-    return this.store.ofInstance(id);
+    return this.#held.ofInstance(id);
   }
 
   /** Held events recorded after `seq` (an event's `seq`, the SSE id), oldest first. */
   eventsSince(seq: number): InstanceEvent[] {
-    return this.store.since(seq);
+    return this.#held.since(seq);
   }
 
   get lastSeq(): number {
-    return this.store.lastSeq;
+    return this.#lastSeq;
   }
 
-  /** Where a stream resumes after a client's `Last-Event-ID` (0: replay everything held). */
+  /** Where a stream resumes after a client's `Last-Event-ID`: the id when this log issued it, else 0 (everything held). */
   resumePoint(lastEventId: number): number {
-    return this.store.resumePoint(lastEventId);
+    return lastEventId >= this.#firstSeq - 1 && lastEventId <= this.#lastSeq ? lastEventId : 0;
   }
 
-  /** Cancels pending retention timers; the registry is unusable for retention afterwards. */
+  /** LogReceiver: the log's whole state, replacing this node's. */
+  load(snapshots: readonly Instance[], events: readonly InstanceEvent[], seqs: { readonly first: number; readonly last: number }): void {
+    const reloaded = this.#snapshots.size > 0 || this.#lastSeq > 0;
+    this.dispose();
+    this.#snapshots.clear();
+    this.#held.clear();
+    for (const instance of snapshots) {
+      this.#snapshots.set(instance.id, instance);
+      this.#scheduleRetention(instance, this.#deregisteredAt(instance));
+    }
+    for (const event of events) this.#held.add(event);
+    this.#firstSeq = seqs.first;
+    this.#lastSeq = seqs.last;
+    // Whatever they waited for is either in this state now or gone with the old one.
+    this.#seqWaiters.releaseAll();
+    for (const waiters of this.#versionWaiters.values()) waiters.releaseAll();
+    if (reloaded) this.bus.emit('instances.reloaded', { instances: snapshots.length });
+  }
+
+  /** LogReceiver: one event, in `seq` order. */
+  event(event: InstanceEvent): void {
+    if (event.seq <= this.#lastSeq) return;
+    const previous = this.#snapshots.get(event.instance) ?? emptyInstance(event.instance);
+    this.#lastSeq = event.seq;
+    // Versions only grow: an event the snapshot already covers (a reload overtook it) changes nothing.
+    if (event.version > previous.version) {
+      const instance = applyEvent(previous, event);
+      this.#snapshots.set(event.instance, instance);
+      this.#held.add(event);
+      if (event.type === 'DEREGISTERED' || event.type === 'REGISTERED') this.#scheduleRetention(instance, this.#deregisteredAt(instance));
+      this.bus.emit('instance.changed', { event, instance, previous });
+      this.#versionWaiters.get(event.instance)?.releaseUpTo(instance.version);
+    }
+    this.#seqWaiters.releaseUpTo(event.seq);
+  }
+
+  /** LogReceiver: an instance's history was dropped. */
+  dropped(id: string): void {
+    const pending = this.#removals.get(id);
+    if (pending) clearTimeout(pending);
+    this.#removals.delete(id);
+    this.#snapshots.delete(id);
+    this.#held.drop(id);
+  }
+
+  /** Cancels pending retention timers. */
   dispose(): void {
     for (const timer of this.#removals.values()) clearTimeout(timer);
     this.#removals.clear();
   }
 
-  /** ISO timestamps that never go backwards, so the history stays ordered by time too. */
+  /** Resolves once the snapshot of `id` is at `version` or newer, or after a while (the retry then loses again or wins). */
+  async #versionReached(id: string, version: number): Promise<void> {
+    if ((this.#snapshots.get(id)?.version ?? -1) >= version) return;
+    let waiters = this.#versionWaiters.get(id);
+    if (!waiters) this.#versionWaiters.set(id, (waiters = new Waiters()));
+    try {
+      await waiters.until(version, CATCH_UP_MS);
+    } finally {
+      if (waiters.size === 0) this.#versionWaiters.delete(id);
+    }
+  }
+
+  /** ISO timestamps that never go backwards on this node, so the history stays ordered by time too. */
   #timestamp(): string {
     this.#lastTimestamp = Math.max(this.#now(), this.#lastTimestamp);
     return new Date(this.#lastTimestamp).toISOString();
   }
 
-  /** A deregistered instance is forgotten after the retention; re-registering cancels that. */
-  #scheduleRetention(instance: Instance): void {
+  /** When a loaded deregistered instance left: its status timestamp, which DEREGISTERED sets. */
+  #deregisteredAt(instance: Instance): number | undefined {
+    return instance.registered ? undefined : Date.parse(instance.statusTimestamp);
+  }
+
+  /**
+   * A deregistered instance is forgotten once its retention runs out; re-registering cancels
+   * that. Only the holder of the retention lease drops it from the log (with its fencing token),
+   * and every node forgets it when the log says so; a node without the lease looks again later,
+   * in case the holder is gone by then.
+   */
+  #scheduleRetention(instance: Instance, since: number | undefined): void {
     const pending = this.#removals.get(instance.id);
     if (pending) {
       clearTimeout(pending);
       this.#removals.delete(instance.id);
     }
-    if (instance.registered) return;
-    const timer = setTimeout(() => {
-      this.#removals.delete(instance.id);
-      this.#snapshots.delete(instance.id);
-      this.store.drop(instance.id);
-    }, this.options.retentionAfterDeregistration);
+    if (instance.registered || since === undefined) return;
+    this.#retireLater(instance.id, Math.max(0, since + this.options.retentionAfterDeregistration - this.#now()));
+  }
+
+  #retire(id: string): void {
+    this.#removals.delete(id);
+    const lease = this.#leases?.lease(RETENTION_LEASE);
+    const log = this.#log;
+    if (!log || !this.#snapshots.has(id)) return;
+    if (!lease?.held || lease.token === undefined) {
+      this.#retireLater(id, Math.min(this.options.retentionAfterDeregistration, 10_000) || 1000);
+      return;
+    }
+    log.drop(id, { lease: RETENTION_LEASE, token: lease.token }).catch((error: unknown) => {
+      this.options.log.warn(`could not drop the history of ${id} (will try again): ${error instanceof Error ? error.message : String(error)}`);
+      if (this.#snapshots.has(id) && !this.#removals.has(id)) this.#retireLater(id, 10_000);
+    });
+  }
+
+  #retireLater(id: string, delay: number): void {
+    const timer = setTimeout(() => this.#retire(id), delay);
     timer.unref();
-    this.#removals.set(instance.id, timer);
+    this.#removals.set(id, timer);
   }
 }

@@ -1,6 +1,7 @@
-import { detectEndpointsCommand, type DetectionStrategy, type Endpoint, type Instance, type Logger, type Registry } from '../../core/plugin-api.js';
+import { detectEndpointsCommand, type DetectionStrategy, type Endpoint, type Instance, type Logger, type Ownership, type Registry } from '../../core/plugin-api.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { ForeignEndpointFilter } from './foreign-endpoints.js';
+import { recordResult } from './record.js';
 
 const NO_DETECTION_STATUSES = new Set(['OFFLINE', 'UNKNOWN']);
 
@@ -21,6 +22,7 @@ export class EndpointDetector {
     private readonly timeoutMs: number,
     /** Drops endpoints on other hosts than the instance's own. */
     private readonly foreign: ForeignEndpointFilter,
+    private readonly ownership: Ownership,
   ) {}
 
   /** Whether any strategy is loaded; without one, detection is off. */
@@ -54,7 +56,7 @@ export class EndpointDetector {
       // A cut-short chain proves nothing: keep the endpoints known so far.
       if (signal.aborted) return 'skipped';
       if (deadline.signal.aborted) return 'error';
-      this.registry.apply(id, detectEndpointsCommand(endpoints));
+      await recordResult(this.registry, this.ownership, id, detectEndpointsCommand(endpoints));
       return 'ok';
     } finally {
       clearTimeout(timer);

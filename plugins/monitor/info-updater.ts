@@ -1,7 +1,8 @@
-import { changeInfoCommand, endpointUrl, type InstanceHttpClient, type Registry } from '../../core/plugin-api.js';
+import { changeInfoCommand, endpointUrl, type InstanceHttpClient, type Ownership, type Registry } from '../../core/plugin-api.js';
 import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import { isJsonType, parseJsonObject } from './media-type.js';
+import { recordResult } from './record.js';
 
 const NO_INFO_STATUSES = new Set(['OFFLINE', 'UNKNOWN']);
 
@@ -10,7 +11,12 @@ const NO_INFO_STATUSES = new Set(['OFFLINE', 'UNKNOWN']);
  * Anything but a 2xx JSON answer, or a failed call, clears the info (reference §4.4).
  */
 export class InfoUpdater {
-  constructor(private readonly registry: Registry, private readonly client: InstanceHttpClient, private readonly maxBodyBytes: number) {}
+  constructor(
+    private readonly registry: Registry,
+    private readonly ownership: Ownership,
+    private readonly client: InstanceHttpClient,
+    private readonly maxBodyBytes: number,
+  ) {}
 
   readonly update = async (id: string, signal: AbortSignal): Promise<CheckOutcome> => {
     const instance = this.registry.get(id);
@@ -26,7 +32,7 @@ export class InfoUpdater {
       if (signal.aborted || isAbort(error)) return 'skipped';
       outcome = 'error';
     }
-    this.registry.apply(id, changeInfoCommand(info));
+    await recordResult(this.registry, this.ownership, id, changeInfoCommand(info));
     return outcome;
   };
 }

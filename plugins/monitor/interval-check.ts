@@ -103,6 +103,29 @@ export class IntervalCheck {
     this.#run(id, entry, this.#clock.now());
   }
 
+  /**
+   * Takes the instance onto the cadence without checking it now: it is first checked at its next
+   * phase point (an instance this node just took over from another, which checked it recently).
+   */
+  adopt(id: string): void {
+    if (this.#stopped || this.#entries.has(id)) return;
+    const now = this.#clock.now();
+    const phase = phaseOf(id, this.options.interval);
+    const entry: Entry = { phase, failures: 0, lastAt: now, due: undefined, slot: undefined, running: undefined, again: false };
+    this.#entries.set(id, entry);
+    this.#schedule(id, entry, phase + Math.ceil((now - phase) / this.options.interval) * this.options.interval);
+  }
+
+  /** The instances on this check's cadence. */
+  ids(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** Whether the instance is on this check's cadence. */
+  has(id: string): boolean {
+    return this.#entries.has(id);
+  }
+
   /** Forgets the instance and aborts its running check (DEREGISTERED). */
   remove(id: string): void {
     const entry = this.#entries.get(id);

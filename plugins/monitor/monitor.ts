@@ -1,4 +1,4 @@
-import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, type Instance, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, ownershipOf, type Instance, type PluginContext } from '../../core/plugin-api.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
 import { EndpointDetector } from './endpoint-detector.js';
@@ -60,11 +60,13 @@ export class Monitor {
     const maxTimeout = Math.max(config['default-timeout'], ...Object.values(config.timeout));
     const maxRetries = Math.max(config['default-retries'], ...Object.values(config.retries));
     // Strategies run one after the other, each of whose calls may be retried.
+    const ownership = ownershipOf(ctx.services);
     const detectionLog = log.child('detection');
     const foreign = new ForeignEndpointFilter(config['allow-foreign-endpoints'], detectionLog);
-    const detector = new EndpointDetector(registry, strategies, detectionLog, strategies.length * (1 + maxRetries) * maxTimeout + 1000, foreign);
+    const detector = new EndpointDetector(registry, strategies, detectionLog, strategies.length * (1 + maxRetries) * maxTimeout + 1000, foreign, ownership);
     const status = new StatusUpdater({
       registry,
+      ownership,
       client: this.#client,
       damper: this.#damper,
       detection: config['status-change-detection'],
@@ -72,7 +74,7 @@ export class Monitor {
       callCutOff: statusCallCutOff(config['status-interval']),
       log,
     });
-    const info = new InfoUpdater(registry, this.#client, DEFAULT_MAX_BODY_BYTES);
+    const info = new InfoUpdater(registry, ownership, this.#client, DEFAULT_MAX_BODY_BYTES);
     const checks: Checks = {
       status: new IntervalCheck({
         name: 'status', check: status.update, limiter, log,
@@ -90,11 +92,11 @@ export class Monitor {
         : undefined,
     };
     // Subscribed here, not in setup: a trigger starts I/O, which setup must not.
-    const unsubscribe = subscribeTriggers(ctx.bus, registry, checks, (id) => this.#damper.forget(id));
+    const unsubscribe = subscribeTriggers(ctx.bus, registry, ownership, checks, (id) => this.#damper.forget(id));
     this.#running = { checks, detector, unsubscribe };
     for (const check of [checks.status, checks.info, checks.detection]) check?.start();
     // Anything registered before start (between listen and start) is checked now.
-    for (const instance of registry.list()) checks.status.now(instance.id);
+    for (const instance of registry.list()) if (ownership.owns(instance.id)) checks.status.now(instance.id);
     // The kernel aborts its signal before plugins stop (later plugins stop first): quiet down at once.
     ctx.signal.addEventListener('abort', () => this.#halt(), { once: true });
   }

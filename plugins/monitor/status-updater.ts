@@ -1,11 +1,13 @@
-import { changeStatusCommand, statusInfo, type InstanceHttpClient, type Logger, type Registry, type StatusChangeDetection, type StatusInfo } from '../../core/plugin-api.js';
+import { changeStatusCommand, statusInfo, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection, type StatusInfo } from '../../core/plugin-api.js';
 import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { FlapDamper } from './flap-damper.js';
 import { statusFromError, statusFromResponse } from './health-mapping.js';
+import { recordResult } from './record.js';
 
 export interface StatusUpdaterOptions {
   readonly registry: Registry;
+  readonly ownership: Ownership;
   readonly client: InstanceHttpClient;
   readonly damper: FlapDamper;
   readonly detection: StatusChangeDetection;
@@ -57,7 +59,7 @@ export class StatusUpdater {
     const current = registry.get(id);
     if (!current?.registered) return 'gone';
     if (this.options.damper.admit(id, current.statusInfo.status, status.status)) {
-      const event = registry.apply(id, changeStatusCommand(status, this.options.detection));
+      const event = await recordResult(registry, this.options.ownership, id, changeStatusCommand(status, this.options.detection));
       if (event) this.options.log.debug(`status of ${id} is ${status.status}`, outcome === 'error' ? { reason: status.details.message } : undefined);
     }
     return outcome;

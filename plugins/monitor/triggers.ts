@@ -1,4 +1,4 @@
-import type { PluginBus, Registry } from '../../core/plugin-api.js';
+import type { Ownership, PluginBus, Registry } from '../../core/plugin-api.js';
 import type { IntervalCheck } from './interval-check.js';
 
 export interface Checks {
@@ -8,14 +8,24 @@ export interface Checks {
   readonly detection: IntervalCheck | undefined;
 }
 
+/** Stops every check of one instance, aborting the running ones. */
+function removeEverywhere(checks: Checks, id: string): void {
+  checks.status.remove(id);
+  checks.info.remove(id);
+  checks.detection?.remove(id);
+}
+
 /**
  * Which recorded events start which check, as SBA's StatusUpdateTrigger, EndpointDetectionTrigger
- * and InfoUpdateTrigger wire them (reference §4.1), plus `instances.refresh-requested`.
+ * and InfoUpdateTrigger wire them (reference §4.1), plus `instances.refresh-requested`. Only the
+ * instances this node owns are checked; when ownership or the whole state changes, instances
+ * taken over join the cadence (checked at their next phase point) and those lost leave it.
  * Returns the function that unsubscribes everything.
  */
-export function subscribeTriggers(bus: PluginBus, registry: Registry, checks: Checks, forget: (id: string) => void): () => void {
+export function subscribeTriggers(bus: PluginBus, registry: Registry, ownership: Ownership, checks: Checks, forget: (id: string) => void): () => void {
   const offChanged = bus.on('instance.changed', ({ event }) => {
     const id = event.instance;
+    if (!ownership.owns(id)) return;
     switch (event.type) {
       case 'REGISTERED':
         checks.status.now(id);
@@ -34,24 +44,45 @@ export function subscribeTriggers(bus: PluginBus, registry: Registry, checks: Ch
         break;
       case 'DEREGISTERED':
         // Monitoring stops for real: running calls are aborted and the id leaves every schedule.
-        checks.status.remove(id);
-        checks.info.remove(id);
-        checks.detection?.remove(id);
+        removeEverywhere(checks, id);
         forget(id);
         break;
       case 'INFO_CHANGED':
         break;
     }
   });
-  // POST /applications: every instance is checked and detected again, right now.
+  // POST /applications: every instance is checked and detected again, right now (by its owner).
   const offRefresh = bus.on('instances.refresh-requested', () => {
     for (const instance of registry.list()) {
+      if (!ownership.owns(instance.id)) continue;
       checks.status.now(instance.id);
       checks.detection?.now(instance.id);
     }
   });
+  const reconcile = () => {
+    const registered = new Set<string>();
+    for (const instance of registry.list()) {
+      registered.add(instance.id);
+      if (!ownership.owns(instance.id)) removeEverywhere(checks, instance.id);
+      else if (!checks.status.has(instance.id)) {
+        checks.status.adopt(instance.id);
+        checks.info.adopt(instance.id);
+        checks.detection?.adopt(instance.id);
+      }
+    }
+    for (const id of checks.status.ids()) {
+      if (!registered.has(id)) {
+        removeEverywhere(checks, id);
+        forget(id);
+      }
+    }
+  };
+  const offOwnership = bus.on('instances.ownership-changed', reconcile);
+  const offReloaded = bus.on('instances.reloaded', reconcile);
   return () => {
     offChanged();
     offRefresh();
+    offOwnership();
+    offReloaded();
   };
 }

@@ -11,10 +11,10 @@ export function applicationRoutes({ http, instances, views, bus, log }: PluginCo
     http.sendJson(res, 200, views.application(application));
   });
 
-  http.route('DELETE', '/applications/:name', (req, res) => {
+  http.route('DELETE', '/applications/:name', async (req, res) => {
     const members = instances.list(req.params.name!);
     if (members.length === 0) throw new HttpError(404, `application ${req.params.name} not found`);
-    for (const instance of members) instances.deregister(instance.id);
+    await Promise.all(members.map((instance) => instances.deregister(instance.id)));
     log.info(`deregistered application ${req.params.name}`, { instances: members.length });
     res.writeHead(204).end();
   });

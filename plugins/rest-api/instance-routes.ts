@@ -1,5 +1,4 @@
-import { HttpError, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
-import { parseRegistration } from '../../core/store/registration.js';
+import { HttpError, parseRegistration, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
 
 /** Registrations made over HTTP are marked so, whatever the body says (SBA does the same). */
 const SOURCE = 'http-api';
@@ -8,7 +7,7 @@ export function instanceRoutes({ http, instances, views, log }: PluginContext<un
   http.route('POST', '/instances', async (req, res) => {
     const parsed = parseRegistration(await http.readJson(req), SOURCE);
     if (!parsed.ok) throw new HttpError(400, `invalid registration: ${parsed.problems.join('; ')}`);
-    const { id, event } = instances.register(parsed.registration);
+    const { id, event } = await instances.register(parsed.registration);
     if (event?.type === 'REGISTERED') log.info(`registered ${id}`, { name: parsed.registration.name });
     http.sendJson(res, 201, { id }, { location: `${http.contextPath}/instances/${id}` });
   });
@@ -28,10 +27,10 @@ export function instanceRoutes({ http, instances, views, log }: PluginContext<un
     http.sendJson(res, 200, views.instance(instance));
   });
 
-  http.route('DELETE', '/instances/:id', (req, res) => {
+  http.route('DELETE', '/instances/:id', async (req, res) => {
     const id = req.params.id!;
     // An id still held after deregistration answers 204 again, as SBA does; one never seen is 404.
-    if (!instances.deregister(id)) throw new HttpError(404, `instance ${id} not found`);
+    if (!(await instances.deregister(id))) throw new HttpError(404, `instance ${id} not found`);
     log.info(`deregistered ${id}`);
     res.writeHead(204).end();
   });

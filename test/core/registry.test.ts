@@ -2,21 +2,26 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventBus, type InstanceChange } from '../../core/bus.js';
 import { changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration } from '../../core/store/commands.js';
-import { EventStore } from '../../core/store/event-store.js';
+import { MemoryEventLog } from '../../core/store/memory-event-log.js';
 import { InstanceRegistry } from '../../core/store/registry.js';
 import { statusInfo } from '../../core/store/status.js';
 import type { Registration } from '../../core/store/types.js';
 import { eventually } from '../support/http.js';
 
-function setup(retention = 60_000, now?: () => number) {
+const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => quiet };
+const oneNode = { lease: () => ({ held: true, token: 1 }) };
+
+async function setup(retention = 60_000, now?: () => number) {
   const changes: InstanceChange[] = [];
   const bus = new EventBus(() => undefined);
   bus.on('instance.changed', (change) => {
     changes.push(change);
   });
-  const store = new EventStore(100);
-  const registry = new InstanceRegistry(store, bus, { retentionAfterDeregistration: retention, maxDetailsBytes: 65536, ...(now ? { now } : {}) });
-  return { registry, changes, store };
+  const registry = new InstanceRegistry(bus, {
+    retentionAfterDeregistration: retention, maxDetailsBytes: 65536, maxEventsPerInstance: 100, log: quiet, ...(now ? { now } : {}),
+  });
+  await registry.open(new MemoryEventLog(1), oneNode);
+  return { registry, changes };
 }
 
 function reg(overrides: Partial<Registration> = {}): Registration {
@@ -31,9 +36,9 @@ function reg(overrides: Partial<Registration> = {}): Registration {
   };
 }
 
-test('register: SBA id, REGISTERED at version 0, UNKNOWN until checked', () => {
-  const { registry, changes } = setup();
-  const { id, event } = registry.register(reg());
+test('register: SBA id, REGISTERED at version 0, UNKNOWN until checked', async () => {
+  const { registry, changes } = await setup();
+  const { id, event } = await registry.register(reg());
   assert.is(id, 'a973ff14be49'); // reference §2 example
   assert.is(event?.type, 'REGISTERED');
   assert.is(event?.version, 0);
@@ -44,19 +49,19 @@ test('register: SBA id, REGISTERED at version 0, UNKNOWN until checked', () => {
   assert.is(changes[0]!.previous.version, -1);
 });
 
-test('an equal re-registration records nothing; a changed one REGISTRATION_UPDATED keeping status', () => {
-  const { registry } = setup();
-  const { id } = registry.register(reg());
-  registry.apply(id, changeStatusCommand(statusInfo('UP')));
-  assert.is(registry.register(reg()).event, null);
-  const updated = registry.register(reg({ metadata: { startup: 'later' } })).event;
+test('an equal re-registration records nothing; a changed one REGISTRATION_UPDATED keeping status', async () => {
+  const { registry } = await setup();
+  const { id } = await registry.register(reg());
+  await registry.apply(id, changeStatusCommand(statusInfo('UP')));
+  assert.is((await registry.register(reg())).event, null);
+  const updated = (await registry.register(reg({ metadata: { startup: 'later' } }))).event;
   assert.is(updated?.type, 'REGISTRATION_UPDATED');
   assert.is(updated?.version, 2);
   assert.is(registry.get(id)!.statusInfo.status, 'UP');
   assert.equal(registry.get(id)!.registration!.metadata, { startup: 'later' });
 });
 
-test('sameRegistration: every field counts, metadata in any key order', () => {
+test('sameRegistration: every field counts, metadata in any key order', async () => {
   const base = reg({ metadata: { a: '1', b: '2' } });
   assert.ok(sameRegistration(base, reg({ metadata: { b: '2', a: '1' } })));
   for (const change of [{ name: 'other' }, { healthUrl: 'http://localhost:8081/actuator/health' }, { managementUrl: null }, { serviceUrl: 'http://localhost:8080/x' },
@@ -67,84 +72,84 @@ test('sameRegistration: every field counts, metadata in any key order', () => {
   assert.not.ok(sameRegistration(reg({ metadata: {} }), reg({ metadata: { constructor: 'x' } })));
 });
 
-test('deregister: DEREGISTERED, hidden from lists, later commands write nothing, re-register continues versions', () => {
-  const { registry } = setup();
-  const { id } = registry.register(reg());
-  assert.is(registry.deregister(id), true);
-  assert.is(registry.deregister(id), true, 'a held id answers again');
-  assert.is(registry.deregister('000000000000'), false);
+test('deregister: DEREGISTERED, hidden from lists, later commands write nothing, re-register continues versions', async () => {
+  const { registry } = await setup();
+  const { id } = await registry.register(reg());
+  assert.is(await registry.deregister(id), true);
+  assert.is(await registry.deregister(id), true, 'a held id answers again');
+  assert.is(await registry.deregister('000000000000'), false);
   assert.is(registry.get(id)!.registered, false);
   assert.equal(registry.list(), []);
-  assert.is(registry.apply(id, changeStatusCommand(statusInfo('UP'))), null);
-  assert.is(registry.apply(id, changeInfoCommand({ a: 1 })), null);
-  assert.is(registry.apply(id, detectEndpointsCommand([{ id: 'info', url: 'http://x/info' }])), null);
+  assert.is(await registry.apply(id, changeStatusCommand(statusInfo('UP'))), null);
+  assert.is(await registry.apply(id, changeInfoCommand({ a: 1 })), null);
+  assert.is(await registry.apply(id, detectEndpointsCommand([{ id: 'info', url: 'http://x/info' }])), null);
   assert.equal(registry.eventsOf(id).map((e) => e.type), ['REGISTERED', 'DEREGISTERED']);
-  const again = registry.register(reg()).event!;
+  const again = (await registry.register(reg())).event!;
   assert.is(again.type, 'REGISTERED');
   assert.is(again.version, 2);
 });
 
-test('status: details-only change is no event by default, one with full detection; timestamp moves only with the status', () => {
+test('status: details-only change is no event by default, one with full detection; timestamp moves only with the status', async () => {
   let clock = 1_000;
-  const { registry } = setup(60_000, () => clock);
-  const { id } = registry.register(reg());
+  const { registry } = await setup(60_000, () => clock);
+  const { id } = await registry.register(reg());
   clock = 2_000;
-  registry.apply(id, changeStatusCommand(statusInfo('UP', { db: 'a' })));
+  await registry.apply(id, changeStatusCommand(statusInfo('UP', { db: 'a' })));
   const upAt = registry.get(id)!.statusTimestamp;
   assert.is(upAt, new Date(2_000).toISOString());
   clock = 3_000;
-  assert.is(registry.apply(id, changeStatusCommand(statusInfo('UP', { db: 'b' }))), null);
-  assert.is(registry.apply(id, changeStatusCommand(statusInfo('UP', { db: 'b' }), 'full'))?.type, 'STATUS_CHANGED');
+  assert.is(await registry.apply(id, changeStatusCommand(statusInfo('UP', { db: 'b' }))), null);
+  assert.is((await registry.apply(id, changeStatusCommand(statusInfo('UP', { db: 'b' }), 'full')))?.type, 'STATUS_CHANGED');
   assert.is(registry.get(id)!.statusTimestamp, upAt);
   assert.equal(registry.get(id)!.statusInfo.details, { db: 'b' });
 });
 
-test('timestamps never go backwards even if the clock does', () => {
+test('timestamps never go backwards even if the clock does', async () => {
   let clock = 5_000;
-  const { registry } = setup(60_000, () => clock);
-  const { id } = registry.register(reg());
+  const { registry } = await setup(60_000, () => clock);
+  const { id } = await registry.register(reg());
   clock = 1_000;
-  const event = registry.apply(id, changeStatusCommand(statusInfo('UP')))!;
+  const event = (await registry.apply(id, changeStatusCommand(statusInfo('UP'))))!;
   assert.is(event.timestamp, new Date(5_000).toISOString());
 });
 
-test('endpoints: recorded only when they differ, health always the healthUrl', () => {
-  const { registry } = setup();
-  const { id } = registry.register(reg());
+test('endpoints: recorded only when they differ, health always the healthUrl', async () => {
+  const { registry } = await setup();
+  const { id } = await registry.register(reg());
   const detected = [{ id: 'info', url: 'http://localhost:8080/actuator/info' }, { id: 'health', url: 'http://elsewhere/health' }];
-  assert.is(registry.apply(id, detectEndpointsCommand(detected))?.type, 'ENDPOINTS_DETECTED');
-  assert.is(registry.apply(id, detectEndpointsCommand([...detected].reverse())), null);
-  assert.is(registry.apply(id, detectEndpointsCommand([]))?.type, 'ENDPOINTS_DETECTED', 'losing endpoints is a change');
-  assert.is(registry.apply(id, detectEndpointsCommand([{ id: 'health', url: 'http://x' }])), null, 'health-only equals none');
+  assert.is((await registry.apply(id, detectEndpointsCommand(detected)))?.type, 'ENDPOINTS_DETECTED');
+  assert.is(await registry.apply(id, detectEndpointsCommand([...detected].reverse())), null);
+  assert.is((await registry.apply(id, detectEndpointsCommand([])))?.type, 'ENDPOINTS_DETECTED', 'losing endpoints is a change');
+  assert.is(await registry.apply(id, detectEndpointsCommand([{ id: 'health', url: 'http://x' }])), null, 'health-only equals none');
   assert.equal(registry.get(id)!.endpoints, []);
 });
 
-test('info: buildVersion and tags follow (metadata wins the version, info wins tag clashes)', () => {
-  const { registry } = setup();
-  const { id } = registry.register(reg({ metadata: { 'tags.env': 'test', 'tags.zone': 'a' } }));
-  registry.apply(id, changeInfoCommand({ build: { version: '1.2.0' }, tags: { zone: 'b' } }));
+test('info: buildVersion and tags follow (metadata wins the version, info wins tag clashes)', async () => {
+  const { registry } = await setup();
+  const { id } = await registry.register(reg({ metadata: { 'tags.env': 'test', 'tags.zone': 'a' } }));
+  await registry.apply(id, changeInfoCommand({ build: { version: '1.2.0' }, tags: { zone: 'b' } }));
   let instance = registry.get(id)!;
   assert.is(instance.buildVersion, '1.2.0');
   assert.equal(instance.tags, { env: 'test', zone: 'b' });
-  registry.register(reg({ metadata: { 'tags.env': 'test', version: '9.9' } }));
+  await registry.register(reg({ metadata: { 'tags.env': 'test', version: '9.9' } }));
   instance = registry.get(id)!;
   assert.is(instance.buildVersion, '9.9');
-  assert.is(registry.apply(id, changeInfoCommand(instance.info)), null, 'equal info is no event');
+  assert.is(await registry.apply(id, changeInfoCommand(instance.info)), null, 'equal info is no event');
 });
 
-test('applications group registered instances by name', () => {
-  const { registry } = setup();
-  const a = registry.register(reg({ healthUrl: 'http://a/health', metadata: { version: '0.2' } })).id;
-  const b = registry.register(reg({ healthUrl: 'http://b/health', metadata: { version: '0.1' } })).id;
-  registry.register(reg({ name: 'other', healthUrl: 'http://c/health' }));
-  registry.apply(a, changeStatusCommand(statusInfo('UP')));
-  registry.apply(b, changeStatusCommand(statusInfo('DOWN')));
+test('applications group registered instances by name', async () => {
+  const { registry } = await setup();
+  const a = (await registry.register(reg({ healthUrl: 'http://a/health', metadata: { version: '0.2' } }))).id;
+  const b = (await registry.register(reg({ healthUrl: 'http://b/health', metadata: { version: '0.1' } }))).id;
+  await registry.register(reg({ name: 'other', healthUrl: 'http://c/health' }));
+  await registry.apply(a, changeStatusCommand(statusInfo('UP')));
+  await registry.apply(b, changeStatusCommand(statusInfo('DOWN')));
   const shop = registry.applications().find((app) => app.name === 'shop')!;
   assert.is(shop.status, 'RESTRICTED');
   assert.is(shop.buildVersion, '0.1 ... 0.2');
   assert.equal(shop.instances.map((i) => i.id).sort(), [a, b].sort());
-  registry.deregister(a);
-  registry.deregister(b);
+  await registry.deregister(a);
+  await registry.deregister(b);
   assert.equal(registry.applications().map((app) => app.name), ['other']);
   const gone = registry.application('shop');
   assert.equal(gone.instances, []);
@@ -153,17 +158,17 @@ test('applications group registered instances by name', () => {
 });
 
 test('retention: a deregistered instance and its events are dropped after the retention, unless re-registered', async () => {
-  const { registry, store } = setup(1);
-  const gone = registry.register(reg({ healthUrl: 'http://gone/health' })).id;
-  const back = registry.register(reg({ healthUrl: 'http://back/health' })).id;
-  registry.deregister(gone);
-  registry.deregister(back);
-  registry.register(reg({ healthUrl: 'http://back/health' }));
+  const { registry } = await setup(1);
+  const gone = (await registry.register(reg({ healthUrl: 'http://gone/health' }))).id;
+  const back = (await registry.register(reg({ healthUrl: 'http://back/health' }))).id;
+  await registry.deregister(gone);
+  await registry.deregister(back);
+  await registry.register(reg({ healthUrl: 'http://back/health' }));
   await eventually(() => registry.get(gone) === undefined, 'the deregistered instance to be dropped');
-  assert.equal(store.ofInstance(gone), []);
+  assert.equal(registry.eventsOf(gone), []);
   assert.ok(registry.get(back)?.registered);
   assert.is(registry.eventsOf(back).length, 3);
-  assert.is(registry.deregister(gone), false);
+  assert.is(await registry.deregister(gone), false);
   registry.dispose();
 });
 

@@ -112,7 +112,7 @@ test('readJson turns a client that leaves mid-body into a 400, not an unhandled 
 });
 
 test('HEAD on every stream form answers with the stream headers and ends (it never answered)', () => withKernel(async (full) => {
-  const id = full.tk.kernel.instances.register({ name: 'app', healthUrl: 'http://127.0.0.1:9/h', managementUrl: null, serviceUrl: null, source: 'test', metadata: {} }).id;
+  const id = (await full.tk.kernel.instances.register({ name: 'app', healthUrl: 'http://127.0.0.1:9/h', managementUrl: null, serviceUrl: null, source: 'test', metadata: {} })).id;
   for (const [path, accept] of [['/instances/events', 'text/event-stream'], [`/instances/${id}`, 'text/event-stream'], [`/instances/${id}/events`, '*/*'],
     ['/applications', 'text/event-stream'], ['/applications/events', '*/*']] as const) {
     const reply = await sendRaw(full.port, Buffer.from(`HEAD ${path} HTTP/1.1\r\nHost: x\r\n${AUTH}Accept: ${accept}\r\n\r\n`), { head: true, timeoutMs: 5000 });

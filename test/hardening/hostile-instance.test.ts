@@ -169,7 +169,7 @@ test('hole 4: a URL with userinfo in the no-slash form is refused, naming the fi
   const id = await register(tk, {
     name: 'pw', healthUrl: 'http://user:secret@127.0.0.1:9/health', metadata: { 'tags.password': 'tag-Secret-1', 'tags.env': 'prod' },
   });
-  tk.kernel.instances.apply(id, () => ({
+  await tk.kernel.instances.apply(id, () => ({
     type: 'ENDPOINTS_DETECTED',
     endpoints: [{ id: 'a', url: 'http:user:secret@127.0.0.1:9/a' }, { id: 'b', url: '//user:secret@127.0.0.1:9/b' }, { id: 'c', url: 'http:\\\\user:secret@127.0.0.1:9/c' }],
   }));

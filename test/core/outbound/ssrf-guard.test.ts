@@ -17,7 +17,7 @@ test('SSRF protection on: a loopback target is refused with 403 JSON before any 
   const fake = await FakeActuator.start();
   const tk = await proxyKernel({}, [], { 'ssrf-protection': { enabled: true } });
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     const res = await call('GET', `${tk.url}/instances/${id}/actuator/health`);
     assert.is(res.status, 403);
     assert.match((res.json as { message: string }).message, /SSRF protection/);
@@ -34,7 +34,7 @@ test('the old key proxy.ssrf-protection still works, with one deprecation line',
   const fake = await FakeActuator.start();
   const tk = await proxyKernel({ 'ssrf-protection': { enabled: true } }, [], { 'log-level': 'warn' });
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     assert.is((await call('GET', `${tk.url}/instances/${id}/actuator/health`)).status, 403);
     assert.is(tk.logs().filter((line) => line.includes('proxy.ssrf-protection is deprecated: use the top-level key ssrf-protection')).length, 1);
   } finally {
@@ -53,7 +53,7 @@ test('SSRF protection covers monitoring too: a loopback health URL is OFFLINE, n
     config: { 'ssrf-protection': { enabled: true }, monitor: { 'status-interval': '200ms', 'status-lifetime': '100ms' } },
   });
   try {
-    const { id } = tk.kernel.instances.register({ ...fake.registration('app'), source: 'http-api' } as never);
+    const { id } = await tk.kernel.instances.register({ ...fake.registration('app'), source: 'http-api' } as never);
     const event = await tk.waitForEvent((e) => e.instance === id && e.type === 'STATUS_CHANGED', 'a status of the refused instance');
     assert.is(event.type === 'STATUS_CHANGED' && event.statusInfo.status, 'OFFLINE');
     assert.match(JSON.stringify(event.type === 'STATUS_CHANGED' && event.statusInfo.details), /SSRF protection/);
@@ -69,10 +69,10 @@ test('SSRF protection: allowed-cidrs 127.0.0.0/8 lets loopback through; a disall
   const tk = await proxyKernel({}, [], { 'ssrf-protection': { enabled: true, 'allowed-cidrs': ['127.0.0.0/8'] } });
   const strict = await proxyKernel({}, [], { 'ssrf-protection': { enabled: true, 'allowed-cidrs': ['127.0.0.0/8'], 'allowed-schemes': ['https'] } });
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     const res = await call('GET', `${tk.url}/instances/${id}/actuator/health`);
     assert.is(res.status, 200);
-    const strictId = registerDetected(strict, fake);
+    const strictId = await registerDetected(strict, fake);
     const refused = await call('GET', `${strict.url}/instances/${strictId}/actuator/health`);
     assert.is(refused.status, 403);
     assert.match((refused.json as { message: string }).message, /disallowed scheme 'http'/);

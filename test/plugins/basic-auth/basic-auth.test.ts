@@ -67,7 +67,7 @@ function assertUnauthorized(res: Reply, message: string, path: string, challenge
 }
 
 test('without credentials: 401 with a Basic challenge on routes, unknown paths, streams and proxy paths', () => withKernel({}, async (tk) => {
-  const id = tk.kernel.instances.register({ ...registration, managementUrl: '', serviceUrl: '', metadata: {}, source: 'test' }).id;
+  const id = (await tk.kernel.instances.register({ ...registration, managementUrl: '', serviceUrl: '', metadata: {}, source: 'test' })).id;
   const requests: [string, string, Record<string, string>?][] = [
     ['GET', '/instances'], ['GET', `/instances/${id}`], ['GET', '/applications'], ['GET', '/instances/events'],
     ['GET', '/instances/events', { accept: 'text/event-stream' }], ['GET', `/instances/${id}/actuator/health`],

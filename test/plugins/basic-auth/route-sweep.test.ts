@@ -46,9 +46,9 @@ test('every registered route refuses a request without credentials, before its h
     config: { 'context-path': '/admin', 'basic-auth': { users: [{ username: 'admin', password: PASSWORD }] } },
   });
   try {
-    const id = tk.kernel.instances.register({
+    const { id } = await tk.kernel.instances.register({
       name: 'shop', healthUrl: 'http://127.0.0.1:1/health', managementUrl: '', serviceUrl: '', metadata: {}, source: 'test',
-    }).id;
+    });
     const origin = new URL(tk.url).origin;
     // rest-api's own routes and the stand-in's: a sweep that found nothing would prove nothing.
     assert.ok(routes.length >= 12, `only ${routes.length} routes registered`);

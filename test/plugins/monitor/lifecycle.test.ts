@@ -100,8 +100,8 @@ test('instances registered before start are checked at start; a default-timeout 
     name: 'early-registrar',
     configKey: null,
     setup() {},
-    start(ctx) {
-      ctx.instances.register({ name: 'early', healthUrl: fake.healthUrl, managementUrl: null, serviceUrl: null, source: 'test', metadata: {} });
+    async start(ctx) {
+      await ctx.instances.register({ name: 'early', healthUrl: fake.healthUrl, managementUrl: null, serviceUrl: null, source: 'test', metadata: {} });
     },
   }) as VigilPlugin<never>;
   const tk = await startTestKernel({

@@ -26,7 +26,7 @@ test('an instance slower than proxy.timeout gives 504 JSON', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel({ timeout: '150ms' });
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/env', { json: {}, delayMs: 5000 });
     const res = await call('GET', `${tk.url}/instances/${id}/actuator/env`);
     assertJsonError(res, 504);
@@ -40,7 +40,7 @@ test('connection refused gives 502 JSON', async () => {
   const port = await deadPort();
   const tk = await proxyKernel();
   try {
-    const { id } = tk.kernel.instances.register({
+    const { id } = await tk.kernel.instances.register({
       name: 'gone', managementUrl: `http://127.0.0.1:${port}/actuator`, healthUrl: `http://127.0.0.1:${port}/actuator/health`,
       serviceUrl: null, source: 'http-api', metadata: {},
     });
@@ -55,7 +55,7 @@ test('a connection reset before the answer gives 502 JSON', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/env', { handler: (req) => req.socket.destroy() });
     assertJsonError(await call('GET', `${tk.url}/instances/${id}/actuator/env`), 502);
   } finally {
@@ -68,7 +68,7 @@ test('an instance failing mid-body breaks the client connection instead of endin
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/heapdump', {
       handler: (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '100000' });
@@ -89,7 +89,7 @@ test('an idle body is cut after body-idle-timeout', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel({ 'body-idle-timeout': '100ms' });
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/heapdump', {
       handler: (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
@@ -131,7 +131,7 @@ test('a client leaving mid-download aborts the call to the instance', async () =
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     const { closed } = endlessDownload(fake);
     const { hostname, port } = new URL(tk.url);
     await new Promise<void>((resolve, reject) => {
@@ -157,7 +157,7 @@ test('a client leaving before the answer aborts the call as well', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     let markClosed!: () => void;
     const closed = new Promise<void>((resolve) => (markClosed = resolve));
     let markSeen!: () => void;
@@ -181,7 +181,7 @@ test('stopping the kernel aborts in-flight proxy calls', async () => {
   const tk = await proxyKernel();
   let stopped = false;
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     const { started, closed } = endlessDownload(fake);
     const { hostname, port } = new URL(tk.url);
     const req = httpRequest({ host: hostname, port, path: `/instances/${id}/actuator/heapdump`, agent: false }, (res) => res.resume());

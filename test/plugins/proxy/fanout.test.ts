@@ -20,8 +20,8 @@ test('GET fans out to every instance and answers one result each', async () => {
   const [a, b, other] = [await FakeActuator.start(), await FakeActuator.start(), await FakeActuator.start()];
   const tk = await proxyKernel();
   try {
-    const ids = [registerDetected(tk, a, { name: 'shop' }), registerDetected(tk, b, { name: 'shop' })];
-    registerDetected(tk, other, { name: 'other' });
+    const ids = [await registerDetected(tk, a, { name: 'shop' }), await registerDetected(tk, b, { name: 'shop' })];
+    await registerDetected(tk, other, { name: 'other' });
     a.on('GET', '/info', { body: '{"n": 1}', contentType: ACTUATOR_V3 });
     b.on('GET', '/info', { status: 503, body: 'down', contentType: 'text/plain' });
     const res = await call('GET', `${tk.url}/applications/shop/actuator/info?x=1`, { headers: { 'accept-encoding': 'gzip' } });
@@ -45,8 +45,8 @@ test('POST sends the same body to each instance; DELETE sends none; empty answer
   const [a, b] = [await FakeActuator.start(), await FakeActuator.start()];
   const tk = await proxyKernel({ 'fan-out': { concurrency: 1 } });
   try {
-    registerDetected(tk, a, { name: 'shop' });
-    registerDetected(tk, b, { name: 'shop' });
+    await registerDetected(tk, a, { name: 'shop' });
+    await registerDetected(tk, b, { name: 'shop' });
     for (const fake of [a, b]) {
       fake.on('POST', '/loggers/com.example', { status: 204 });
       fake.on('DELETE', '/loggers/com.example', { status: 204 });
@@ -89,14 +89,14 @@ test('per-instance failures use the proxy codes: 404, 502 (refused, reset mid-bo
   await new Promise<void>((resolve) => server.close(() => resolve()));
   const tk = await proxyKernel({ 'fan-out': { 'max-response-bytes': 1024 } });
   try {
-    const missing = registerDetected(tk, ok, { name: 'mixed', endpoints: ['health'] });
-    const bigId = registerDetected(tk, big, { name: 'mixed' });
-    const brokenId = registerDetected(tk, broken, { name: 'mixed' });
-    const { id: deadId } = tk.kernel.instances.register({
+    const missing = await registerDetected(tk, ok, { name: 'mixed', endpoints: ['health'] });
+    const bigId = await registerDetected(tk, big, { name: 'mixed' });
+    const brokenId = await registerDetected(tk, broken, { name: 'mixed' });
+    const { id: deadId } = await tk.kernel.instances.register({
       name: 'mixed', managementUrl: `http://127.0.0.1:${deadPort}/actuator`, healthUrl: `http://127.0.0.1:${deadPort}/actuator/health`,
       serviceUrl: null, source: 'http-api', metadata: {},
     });
-    tk.kernel.instances.apply(deadId, detectEndpointsCommand([{ id: 'env', url: `http://127.0.0.1:${deadPort}/actuator/env` }]));
+    await tk.kernel.instances.apply(deadId, detectEndpointsCommand([{ id: 'env', url: `http://127.0.0.1:${deadPort}/actuator/env` }]));
     big.on('GET', '/env', { body: 'x'.repeat(4096), contentType: 'text/plain' });
     broken.on('GET', '/env', {
       handler: (_req, res) => {
@@ -119,8 +119,8 @@ test('proxy.timeout covers the whole exchange of each instance: no headers, or a
   const [silent, drip] = [await FakeActuator.start(), await FakeActuator.start()];
   const tk = await proxyKernel({ timeout: '300ms' });
   try {
-    const silentId = registerDetected(tk, silent, { name: 'slow' });
-    const dripId = registerDetected(tk, drip, { name: 'slow' });
+    const silentId = await registerDetected(tk, silent, { name: 'slow' });
+    const dripId = await registerDetected(tk, drip, { name: 'slow' });
     silent.on('GET', '/env', { handler: () => undefined });
     drip.on('GET', '/env', { handler: (_req, res) => { res.writeHead(200); res.write('partial'); } });
     const res = await call('GET', `${tk.url}/applications/slow/actuator/env`);
@@ -137,7 +137,7 @@ test('a fan-out body over 1 MiB is 413; an unsafe path is 400 before any call', 
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    registerDetected(tk, fake, { name: 'shop' });
+    await registerDetected(tk, fake, { name: 'shop' });
     const big = Buffer.alloc(1024 * 1024 + 1, 97);
     const declared = await rawRequest(tk.url, 'POST', '/applications/shop/actuator/env', { 'content-type': 'text/plain' }, big);
     assert.is(declared.status, 413);

@@ -14,12 +14,12 @@ export function proxyKernel(proxy: Record<string, unknown> = {}, extra: readonly
  * Registers `fake` and records its endpoints as detected, the way the monitor would: the proxy is
  * tested without monitoring. `endpoints` maps ids to URLs (default: the fake's `/actuator/<id>`).
  */
-export function registerDetected(tk: TestKernel, fake: FakeActuator, options: {
+export async function registerDetected(tk: TestKernel, fake: FakeActuator, options: {
   name?: string;
   endpoints?: readonly string[] | Record<string, string>;
   metadata?: Record<string, string>;
-} = {}): string {
-  const { id } = tk.kernel.instances.register({
+} = {}): Promise<string> {
+  const { id } = await tk.kernel.instances.register({
     name: options.name ?? 'app',
     managementUrl: fake.managementUrl,
     healthUrl: fake.healthUrl,
@@ -31,7 +31,7 @@ export function registerDetected(tk: TestKernel, fake: FakeActuator, options: {
   const endpoints = Array.isArray(wanted)
     ? wanted.map((endpointId: string) => ({ id: endpointId, url: fake.endpointUrl(endpointId) }))
     : Object.entries(wanted).map(([endpointId, url]) => ({ id: endpointId, url }));
-  tk.kernel.instances.apply(id, detectEndpointsCommand(endpoints));
+  await tk.kernel.instances.apply(id, detectEndpointsCommand(endpoints));
   return id;
 }
 

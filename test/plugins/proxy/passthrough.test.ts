@@ -9,7 +9,7 @@ test('GET passes status, body bytes and Content-Type through; an instance 503 to
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     // Odd spacing and key order: a re-serialised body would differ.
     const body = '{"status":"UP",  "components":{"b":1,"a":2}}';
     fake.on('GET', '/health', { body, contentType: ACTUATOR_V3 });
@@ -37,7 +37,7 @@ test('metrics/{name} keeps further segments and the raw query', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/metrics/jvm.memory.used', { json: { name: 'jvm.memory.used' }, contentType: ACTUATOR_V3 });
     const res = await call('GET', `${tk.url}/instances/${id}/actuator/metrics/jvm.memory.used?tag=area:heap&tag=id:G1%20Eden`);
     assert.is(res.status, 200);
@@ -54,7 +54,7 @@ test('a space sent as %20 reaches the instance still encoded', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake, { endpoints: ['health', 'test'] });
+    const id = await registerDetected(tk, fake, { endpoints: ['health', 'test'] });
     fake.on('GET', '/test/has%20spaces', { body: 'ok', contentType: 'text/plain' });
     const res = await call('GET', `${tk.url}/instances/${id}/actuator/test/has spaces`);
     assert.is(res.status, 200);
@@ -69,7 +69,7 @@ test('POST forwards body and Content-Type; DELETE drops its body; PUT and PATCH 
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('POST', '/loggers/com.example', { status: 204 });
     const posted = await call('POST', `${tk.url}/instances/${id}/actuator/loggers/com.example`, { json: { configuredLevel: 'DEBUG' } });
     assert.is(posted.status, 204);
@@ -100,7 +100,7 @@ test('HEAD answers headers only; OPTIONS passes the instance Allow header', asyn
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('HEAD', '/heapdump', { status: 200, headers: { 'content-length': '1234', 'content-type': 'application/octet-stream' } });
     const head = await rawRequest(tk.url, 'HEAD', `/instances/${id}/actuator/heapdump`);
     assert.is(head.status, 200);
@@ -122,7 +122,7 @@ test('ignored and hop-by-hop headers are dropped both ways; ordinary ones pass; 
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake, { metadata: { 'user.name': 'test', 'user.password': 'drowssap' } });
+    const id = await registerDetected(tk, fake, { metadata: { 'user.name': 'test', 'user.password': 'drowssap' } });
     fake.on('GET', '/env', {
       json: { propertySources: [] },
       contentType: ACTUATOR_V3,
@@ -159,7 +159,7 @@ test('default Accept only when the caller sent none; logfile gets text/plain', a
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/logfile', { body: 'log line\n', contentType: 'text/plain' });
     await rawRequest(tk.url, 'GET', `/instances/${id}/actuator/info`);
     assert.is(fake.requestsTo('/info').at(-1)?.headers.accept,
@@ -179,7 +179,7 @@ test('ignored-headers is configurable and case-insensitive', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel({ 'ignored-headers': ['X-Secret'] });
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/env', { json: {}, headers: { 'X-SECRET': 'no', 'set-cookie': 'a=1' } });
     const res = await rawRequest(tk.url, 'GET', `/instances/${id}/actuator/env`, { 'x-secret': 'mine', cookie: 'c=1' });
     const seen = fake.requestsTo('/env').at(-1)!;
@@ -197,7 +197,7 @@ test('404 JSON for an unknown instance, an undetected endpoint, no endpoint, a d
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake, { endpoints: ['health'] });
+    const id = await registerDetected(tk, fake, { endpoints: ['health'] });
     for (const path of [
       '/instances/unknown0000/actuator/health',
       `/instances/${id}/actuator/env`,
@@ -210,7 +210,7 @@ test('404 JSON for an unknown instance, an undetected endpoint, no endpoint, a d
       assert.is(body.status, 404, path);
       assert.is(body.path, path);
     }
-    tk.kernel.instances.deregister(id);
+    await tk.kernel.instances.deregister(id);
     assert.is((await call('GET', `${tk.url}/instances/${id}/actuator/health`)).status, 404);
     assert.is(fake.requests.length, 0);
   } finally {
@@ -223,7 +223,7 @@ test('health always points at the registered healthUrl; relative endpoint hrefs 
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake, { endpoints: { info: '/actuator/custom/info' } });
+    const id = await registerDetected(tk, fake, { endpoints: { info: '/actuator/custom/info' } });
     fake.on('GET', '/custom/info', { json: { relative: true } });
     const info = await call('GET', `${tk.url}/instances/${id}/actuator/info`);
     assert.equal(info.json, { relative: true });
@@ -240,7 +240,7 @@ test('works under a context path', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel({}, [], { 'context-path': '/admin' });
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/metrics/a%2Bb', { json: { plus: true } });
     const res = await call('GET', `${tk.url}/instances/${id}/actuator/metrics/a%2Bb?x=1`);
     assert.equal(res.json, { plus: true });
@@ -273,14 +273,14 @@ test('an endpoint-detector service, when present, is asked for an instance with 
   const tk = await proxyKernel({}, [detector]);
   try {
     const registration = { managementUrl: fake.managementUrl, serviceUrl: null, source: 'http-api', metadata: {} };
-    const { id } = tk.kernel.instances.register({ ...registration, name: 'lazy', healthUrl: fake.healthUrl });
+    const { id } = await tk.kernel.instances.register({ ...registration, name: 'lazy', healthUrl: fake.healthUrl });
     const res = await call('GET', `${tk.url}/instances/${id}/actuator/info`);
     assert.is(res.status, 200);
     assert.equal(asked, [id]);
     // Detected now: an unknown id is 404 without another detection.
     assert.is((await call('GET', `${tk.url}/instances/${id}/actuator/beans`)).status, 404);
     assert.equal(asked, [id]);
-    const { id: brokenId } = tk.kernel.instances.register({ ...registration, name: 'broken', healthUrl: `${fake.healthUrl}?b` });
+    const { id: brokenId } = await tk.kernel.instances.register({ ...registration, name: 'broken', healthUrl: `${fake.healthUrl}?b` });
     assert.is((await call('GET', `${tk.url}/instances/${brokenId}/actuator/info`)).status, 404);
     assert.equal(asked, [id, brokenId]);
   } finally {

@@ -12,7 +12,7 @@ test('a 50 MB binary download streams through byte-identical', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     const sent = createHash('sha256');
     fake.on('GET', '/heapdump', {
       handler: (_req, res) => {
@@ -47,7 +47,7 @@ test('a large request body streams up to the instance unchanged (chunked, no Con
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('POST', '/env', { status: 200, body: 'stored', contentType: 'text/plain' });
     const sent = createHash('sha256');
     let left = 8;

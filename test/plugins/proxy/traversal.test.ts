@@ -130,7 +130,7 @@ for (const form of ['instance', 'application'] as const) {
     const tk = await proxyKernel();
     const endpoints = ['health', 'env', 'info'];
     try {
-      const id = registerDetected(tk, fake, { endpoints, name: 'shop' });
+      const id = await registerDetected(tk, fake, { endpoints, name: 'shop' });
       const base = form === 'instance' ? `/instances/${id}/actuator` : '/applications/shop/actuator';
       let forwarded = 0;
       for (const nasty of corpus(`127.0.0.1:${evil.port}`)) {
@@ -159,7 +159,7 @@ test('absolute-form request targets and a forged Host cannot redirect the call',
   const evil = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/env', { json: { ok: true } });
     // `GET http://evil/instances/...`: the host in the request target is not where the call goes.
     const absolute = await rawStatus(tk.url, `http://127.0.0.1:${evil.port}/instances/${id}/actuator/env`);
@@ -180,7 +180,7 @@ test('refusals are 400 JSON naming the problem', async () => {
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     const cases: [string, RegExp][] = [
       ['health/%2e%2e/env', /dot segment/],
       ['health/..%2fenv', /encoded slash/],
@@ -211,7 +211,7 @@ test('a trailing slash and harmless characters stay under the endpoint', async (
   const fake = await FakeActuator.start();
   const tk = await proxyKernel();
   try {
-    const id = registerDetected(tk, fake);
+    const id = await registerDetected(tk, fake);
     fake.on('GET', '/env/', { json: { slash: true } });
     fake.on('GET', '/env/a%7Cb%22c', { json: { encoded: true } });
     assert.equal(JSON.parse((await rawRequest(tk.url, 'GET', `/instances/${id}/actuator/env/`)).body.toString()), { slash: true });

@@ -13,7 +13,7 @@ const echo: VigilPlugin<never> = definePlugin<never>({
   configKey: null,
   setup(ctx) {
     ctx.bus.on('instance.changed', ({ event }) => {
-      if (event.type === 'REGISTERED') ctx.instances.apply(event.instance, changeInfoCommand({ echoed: true }));
+      if (event.type === 'REGISTERED') void ctx.instances.apply(event.instance, changeInfoCommand({ echoed: true }));
     });
   },
 });
@@ -54,11 +54,11 @@ test('clients reconnecting while events are being recorded get each one exactly 
   let written = 0;
   // One event per turn of the event loop, interleaved with the clients' requests and replays.
   const writer = new Promise<void>((resolve) => {
-    const step = () => {
+    const step = async () => {
       if (!writing) return resolve();
-      tk.kernel.instances.register({ name: `app-${written % 7}`, healthUrl: `http://127.0.0.1:3200/health/${written}`, managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} });
+      await tk.kernel.instances.register({ name: `app-${written % 7}`, healthUrl: `http://127.0.0.1:3200/health/${written}`, managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} });
       written++;
-      setImmediate(step);
+      setImmediate(() => void step());
     };
     step();
   });

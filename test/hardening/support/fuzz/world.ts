@@ -53,7 +53,7 @@ export class FuzzWorld {
     };
     const targetId = await register({ name: TARGET_NAME, healthUrl: echo.healthUrl, managementUrl: echo.managementUrl, metadata: { 'tags.env': 'fuzz' } });
     const goneId = await register({ name: GONE_NAME, healthUrl: `http://127.0.0.1:${port}/gone/health` });
-    tk.kernel.instances.deregister(goneId);
+    await tk.kernel.instances.deregister(goneId);
     await settled(full, targetId, -1);
     const targets: FuzzTargets = { contextPath, targetId, targetName: TARGET_NAME, goneId, goneName: GONE_NAME, detected: ['health', ...echo.links.filter((l) => l !== 'health')], closedPort: port };
     return new FuzzWorld(full, echo, targets, tk.kernel.instances.get(targetId)!.registration!);
@@ -78,12 +78,12 @@ export class FuzzWorld {
     const registry = this.full.tk.kernel.instances;
     for (const instance of registry.list()) {
       if (this.model.registered.has(instance.id)) continue;
-      registry.deregister(instance.id);
+      await registry.deregister(instance.id);
       this.model.held.add(instance.id);
     }
     const target = this.targets.targetId;
     if (!registry.get(target)?.registered) {
-      const { event } = registry.register(this.targetRegistration);
+      const { event } = await registry.register(this.targetRegistration);
       await settled(this.full, target, event!.version);
     }
   }

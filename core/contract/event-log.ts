@@ -1,0 +1,83 @@
+import type { EventDraft, EventHeader, Instance, InstanceEvent } from '../store/types.js';
+import { defineToken } from './tokens.js';
+
+/** An event as the registry hands it to the log: everything but the `seq`, which the log assigns. */
+export type NewEvent = Omit<EventHeader, 'seq'> & EventDraft;
+
+/**
+ * Proof that a singleton job's decision is still current: the lease it holds and the fencing
+ * token it was granted (`Lease.token`). A log that can check it refuses a stale one.
+ */
+export interface Fence {
+  readonly lease: string;
+  readonly token: number;
+}
+
+/** Where the log delivers what it holds and what is appended, by any node, in `seq` order. */
+export interface LogReceiver {
+  /**
+   * The whole held state, when the log opens (and again after it had to reload): the current
+   * snapshot of every instance it holds, their held events in `seq` order, and the seqs of this
+   * incarnation of the log (`first`: the first it issued or will issue; `last`: the newest so
+   * far). Replaces everything the receiver held.
+   */
+  load(snapshots: readonly Instance[], events: readonly InstanceEvent[], seqs: { readonly first: number; readonly last: number }): void;
+  /** One appended event, in `seq` order; an event already received (same `seq`) is ignored. */
+  event(event: InstanceEvent): void;
+  /** An instance's history was dropped (retention ran out): forget it. */
+  dropped(id: string): void;
+}
+
+/**
+ * The registry's log of instance events, provided under `EVENT_LOG` by a plugin that keeps it
+ * elsewhere (`cluster-redis`); without one the kernel keeps it in memory. The kernel opens it
+ * after every plugin set up and before the server listens, and closes it after plugins stopped.
+ *
+ * Guarantees a provider gives:
+ * - **order**: every node's receiver gets the same events in the same `seq` order, its own
+ *   appends and everyone else's; `seq` increases by one per event across all instances, and a
+ *   new incarnation of the log starts above every `seq` an earlier one issued;
+ * - **optimistic locking**: an append whose `version` is not above the instance's last one is
+ *   refused with `VersionConflictError`, so of two writers that read the same version one loses;
+ * - **bounds**: the history it keeps per instance follows `event-store.max-events-per-instance`
+ *   with the kernel's compaction rule, so every node holds the same events;
+ * - **availability**: when it cannot write (its store is unreachable) `append` and `drop` reject
+ *   with `StoreUnavailableError` at once, and reads go on from what was delivered.
+ */
+export interface EventLog {
+  open(receiver: LogReceiver): Promise<void>;
+  /**
+   * Appends one event and resolves with it as stored (`seq` assigned) once it is durable in the
+   * log. `snapshot` is the instance after the event, for logs that keep snapshots to reload from.
+   * Delivery to receivers may come before or after the promise settles.
+   */
+  append(event: NewEvent, snapshot: Instance): Promise<InstanceEvent>;
+  /** Drops an instance's whole history (retention); with a fence, only while it is still current. */
+  drop(id: string, fence: Fence): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const EVENT_LOG = defineToken<EventLog>('vigil.event-log');
+
+/** An append lost an optimistic-locking race: the instance is already at `current` in the log. */
+export class VersionConflictError extends Error {
+  readonly code = 'ERR_VERSION_CONFLICT';
+
+  constructor(readonly instance: string, readonly current: number) {
+    super(`instance ${instance}: another write got in first (the log is at version ${current})`);
+    this.name = 'VersionConflictError';
+  }
+}
+
+/**
+ * The log cannot take writes now (its store is unreachable). The REST API answers 503 with
+ * `Retry-After`; Spring Boot Admin clients re-register every 10 s, so registrations heal.
+ */
+export class StoreUnavailableError extends Error {
+  readonly code = 'ERR_STORE_UNAVAILABLE';
+
+  constructor(message: string, readonly retryAfterSeconds = 5, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}

@@ -1,0 +1,102 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { VersionConflictError, type EventLog, type NewEvent } from '../../core/contract/event-log.js';
+import { EventBus } from '../../core/bus.js';
+import { HeldEvents, compactHistory } from '../../core/store/held-events.js';
+import { MemoryEventLog } from '../../core/store/memory-event-log.js';
+import { InstanceRegistry } from '../../core/store/registry.js';
+import { runSeqBase } from '../../core/store/seq-base.js';
+import type { EventDraft, Instance, InstanceEvent } from '../../core/store/types.js';
+
+const registration = { name: 'a', healthUrl: 'http://h/health', managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} };
+const status = (s: string): EventDraft => ({ type: 'STATUS_CHANGED', statusInfo: { status: s, details: {} } });
+const info: EventDraft = { type: 'INFO_CHANGED', info: {} };
+
+let seq = 0;
+function event(instance: string, version: number, draft: EventDraft): InstanceEvent {
+  return { ...draft, instance, version, timestamp: new Date(0).toISOString(), seq: ++seq } as InstanceEvent;
+}
+
+test('held events: per-instance order and one global list in seq order', () => {
+  const held = new HeldEvents(100);
+  const [a0, b0, a1] = [event('a', 0, { type: 'REGISTERED', registration }), event('b', 0, { type: 'REGISTERED', registration }), event('a', 1, status('UP'))];
+  for (const e of [a0, b0, a1]) held.add(e);
+  assert.equal(held.all(), [a0, b0, a1]);
+  assert.equal(held.ofInstance('a'), [a0, a1]);
+  assert.equal(held.since(a0.seq), [b0, a1]);
+  assert.is(held.size, 3);
+});
+
+test('compaction keeps the newest event of each kind (SBA example with limit 4)', () => {
+  const held = new HeldEvents(4);
+  for (const e of [event('a', 0, { type: 'REGISTERED', registration }), event('a', 1, info), event('a', 3, status('DOWN')), event('a', 4, status('UP')),
+    event('a', 5, info), event('a', 6, status('DOWN'))]) held.add(e);
+  assert.equal(held.ofInstance('a').map((e) => `${e.type}${e.version}`), ['REGISTERED0', 'STATUS_CHANGED4', 'INFO_CHANGED5', 'STATUS_CHANGED6']);
+  assert.equal(held.all().map((e) => e.version), [0, 4, 5, 6]);
+  assert.is(held.size, 4);
+});
+
+test('compaction drops only the oldest events beyond the limit', () => {
+  const held = new HeldEvents(10);
+  held.add(event('a', 0, { type: 'REGISTERED', registration }));
+  for (let v = 1; v <= 30; v += 1) held.add(event('a', v, status(v % 2 ? 'UP' : 'DOWN')));
+  assert.equal(held.ofInstance('a').map((e) => e.version), [0, 22, 23, 24, 25, 26, 27, 28, 29, 30]);
+});
+
+test('the cap is hard: statuses that never repeat, and more kinds than the cap, still keep at most the limit', () => {
+  const held = new HeldEvents(10);
+  held.add(event('a', 0, { type: 'REGISTERED', registration }));
+  for (let v = 1; v <= 500; v += 1) held.add(event('a', v, status(`S${v}`)));
+  assert.equal(held.ofInstance('a').map((e) => e.version), [0, 492, 493, 494, 495, 496, 497, 498, 499, 500]);
+  let v = 0;
+  const crowded = [event('b', v++, { type: 'REGISTERED', registration })];
+  for (const s of ['DOWN', 'OUT_OF_SERVICE', 'OFFLINE', 'UNKNOWN', 'RESTRICTED', 'UP', 'CUSTOM']) crowded.push(event('b', v++, status(s)));
+  crowded.push(event('b', v++, info), event('b', v++, { type: 'ENDPOINTS_DETECTED', endpoints: [] }), event('b', v++, { type: 'REGISTRATION_UPDATED', registration }));
+  assert.is(compactHistory(crowded, 10).length, 10);
+});
+
+test('since() skips compacted and dropped events; clear() forgets everything', () => {
+  const held = new HeldEvents(10);
+  const [a0, b0, a1] = [event('a', 0, { type: 'REGISTERED', registration }), event('b', 0, { type: 'REGISTERED', registration }), event('a', 1, status('UP'))];
+  for (const e of [a0, b0, a1]) held.add(e);
+  held.drop('b');
+  assert.equal(held.since(0), [a0, a1]);
+  assert.equal(held.ofInstance('b'), []);
+  held.drop('unknown');
+  assert.is(held.size, 2);
+  held.clear();
+  assert.is(held.size, 0);
+});
+
+test('the memory log numbers events from its base, refuses a version that is not newer, and delivers before it resolves', async () => {
+  const delivered: InstanceEvent[] = [];
+  const log: EventLog = new MemoryEventLog(1000);
+  await log.open({ load: () => undefined, event: (e) => delivered.push(e), dropped: () => undefined });
+  const draft = (version: number): NewEvent => ({ type: 'REGISTERED', registration, instance: 'a', version, timestamp: 't' });
+  const stored = await log.append(draft(0), {} as Instance);
+  assert.is(stored.seq, 1000);
+  assert.equal(delivered, [stored]);
+  const conflict = await log.append(draft(0), {} as Instance).catch((error: unknown) => error);
+  assert.instance(conflict, VersionConflictError);
+  assert.is((conflict as VersionConflictError).current, 0);
+  assert.is((await log.append(draft(3), {} as Instance)).seq, 1001, 'gaps in versions are allowed, as in SBA');
+});
+
+test('seqs of a daemon start above every earlier run\'s; a resume point is only an id this log issued', async () => {
+  const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => quiet };
+  const run = async (now: number) => {
+    const registry = new InstanceRegistry(new EventBus(() => undefined), { retentionAfterDeregistration: 1000, maxDetailsBytes: 65536, maxEventsPerInstance: 100, log: quiet });
+    await registry.open(new MemoryEventLog(runSeqBase(now)), { lease: () => ({ held: true, token: 1 }) });
+    await registry.register(registration);
+    return registry;
+  };
+  const earlier = await run(1_795_000_000_000);
+  const later = await run(1_795_000_000_001);
+  assert.ok(later.lastSeq > earlier.lastSeq);
+  assert.is(later.resumePoint(earlier.lastSeq), 0);
+  assert.is(later.resumePoint(later.lastSeq), later.lastSeq);
+  assert.is(later.resumePoint(later.lastSeq - 1), later.lastSeq - 1, 'just before the first event of this run');
+  assert.is(later.resumePoint(later.lastSeq + 1), 0, 'an id never issued');
+});
+
+test.run();
