@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machine, residentKb, root, round, startProcess, stopProcess, type Figure } from '../support.js';
+import { machine, median, residentKb, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 import { buildFloorServer } from './floor-server.js';
 import type { Reply } from './subscribers.js';
 
@@ -11,6 +11,9 @@ const ROUNDS = 7;
 /** Events sent first and not counted: both processes' code paths get warm. */
 const WARMUP_ROUNDS = 2;
 const SETTLE_MS = 1000;
+const FANOUT: FigureSpec = { name: 'sse-fanout-ms', target: 50, kind: 'max', unit: 'ms' };
+const RSS_PER_SUBSCRIBER: FigureSpec = { name: 'sse-rss-per-subscriber-kb', target: 20, kind: 'max', unit: 'KB' };
+export const figures = [FANOUT, RSS_PER_SUBSCRIBER];
 
 const script = (name: string) => join(root, 'dist', 'bench', 'sse', `${name}.js`);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -76,12 +79,6 @@ async function fanOut(server: { child: ChildProcess; url: string }, streamPath: 
   }
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 function report(name: string, result: FanOut): void {
   console.log(`sse: ${name}: last subscriber after ${result.lastMs.map((ms) => round(ms)).join(', ')} ms (median ${round(median(result.lastMs))}, max ${round(Math.max(...result.lastMs))}); ` +
     `first after median ${round(median(result.firstMs))} ms; RSS ${round(result.perSubscriberKb)} KB per subscriber`);
@@ -142,8 +139,8 @@ export async function run(): Promise<Figure[]> {
   const floorMs = floorResult && median(floorResult.lastMs);
   const floorText = floorMs === undefined ? '' : `; floor (C, one write() per subscriber) ${round(floorMs)} ms, vigil ${round(fanOutMs / floorMs)}x that`;
   return [
-    { name: 'sse-fanout-ms', value: fanOutMs, target: 50, kind: 'max', unit: 'ms', baseline: `bare node:http ${round(median(baselineResult.lastMs))} ms${floorText}`, ratio: fanOutMs / median(baselineResult.lastMs) },
-    { name: 'sse-rss-per-subscriber-kb', value: vigilResult.perSubscriberKb, target: 20, kind: 'max', unit: 'KB', baseline: `bare node:http ${round(baselineResult.perSubscriberKb)} KB`, ratio: vigilResult.perSubscriberKb / baselineResult.perSubscriberKb },
+    { ...FANOUT, value: fanOutMs, baseline: `bare node:http ${round(median(baselineResult.lastMs))} ms${floorText}`, ratio: fanOutMs / median(baselineResult.lastMs) },
+    { ...RSS_PER_SUBSCRIBER, value: vigilResult.perSubscriberKb, baseline: `bare node:http ${round(baselineResult.perSubscriberKb)} KB`, ratio: vigilResult.perSubscriberKb / baselineResult.perSubscriberKb },
   ];
 }
 
