@@ -48,13 +48,11 @@ process.on('uncaughtException', onStray);
 process.on('unhandledRejection', onStray);
 
 const figures: Figure[] = [];
-const failures: string[] = [];
 for (const name of wanted.length > 0 ? wanted : available) {
   console.log(`== ${name}`);
   const bench = benchmarks.get(name)!;
   if (bench instanceof Error) {
     console.log(`${name}: cannot load: ${bench.stack ?? bench.message}`);
-    failures.push(`${name}: not measured: ${firstLine(bench)}`);
     figures.push(notMeasured({ name, target: Number.NaN, kind: 'min' }, `the benchmark did not load: ${firstLine(bench)}`));
     continue;
   }
@@ -70,7 +68,6 @@ for (const name of wanted.length > 0 ? wanted : available) {
     }
   } catch (error) {
     console.log(`${name}: could not run: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-    failures.push(`${name}: not measured: ${firstLine(error)}`);
     figures.push(...bench.figures.map((spec) => notMeasured(spec, firstLine(error))));
   } finally {
     abortCurrent = undefined;
@@ -78,6 +75,8 @@ for (const name of wanted.length > 0 ? wanted : available) {
 }
 writeReport(figures, reportPath, declared);
 console.log(`report: ${reportPath}`);
-for (const failure of failures) console.log(failure);
+// Why each figure was not measured, then every figure: the reasons stay next to the results.
+const unmeasured = figures.filter((figure) => figure.failure !== undefined);
+for (const figure of unmeasured) console.log(`${figure.name}: not measured: ${figure.failure}`);
 for (const figure of figures) console.log(resultLine(figure));
-if (failures.length > 0) process.exitCode = 1;
+if (unmeasured.length > 0) process.exitCode = 1;
