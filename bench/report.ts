@@ -34,8 +34,8 @@ export function reportRow(figure: Figure, ranOn: string): string {
   const unit = figure.unit ? ` ${figure.unit}` : '';
   const cells = [
     `\`${figure.name}\``,
-    `${round(figure.value)}${unit}`,
-    figure.baseline ?? 'none measured',
+    figure.failure === undefined ? `${round(figure.value)}${unit}` : 'not measured',
+    figure.failure === undefined ? figure.baseline ?? 'none measured' : `not measured: ${figure.failure}`,
     figure.ratio === undefined ? '—' : `${round(figure.ratio)}x`,
     `${figure.kind === 'min' ? '≥' : '≤'} ${figure.target}${unit}`,
     passes(figure) ? 'yes' : '**no**',
@@ -44,14 +44,18 @@ export function reportRow(figure: Figure, ranOn: string): string {
   return `| ${cells.map(cell).join(' | ')} |`;
 }
 
-/** Merges this run's figures into the report (new figures last, existing ones in place). */
-export function renderReport(previous: string, figures: readonly Figure[], ranOn: string): string {
+/**
+ * Merges this run's figures into the report (new figures last, existing ones in place). Given
+ * `declared`, every figure some benchmark still declares, the rows of retired figures are dropped.
+ */
+export function renderReport(previous: string, figures: readonly Figure[], ranOn: string, declared?: ReadonlySet<string>): string {
   const rows = existingRows(previous);
+  if (declared) for (const name of rows.keys()) if (!declared.has(name)) rows.delete(name);
   for (const figure of figures) rows.set(figure.name, reportRow(figure, ranOn));
   return `${HEADER}${[...rows.values()].join('\n')}\n`;
 }
 
-export function writeReport(figures: readonly Figure[], now = new Date()): void {
-  const previous = existsSync(REPORT_PATH) ? readFileSync(REPORT_PATH, 'utf8') : '';
-  writeFileSync(REPORT_PATH, renderReport(previous, figures, `${now.toISOString().slice(0, 10)}, ${machine()}`));
+export function writeReport(figures: readonly Figure[], path = REPORT_PATH, declared?: ReadonlySet<string>, now = new Date()): void {
+  const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  writeFileSync(path, renderReport(previous, figures, `${now.toISOString().slice(0, 10)}, ${machine()}`, declared));
 }

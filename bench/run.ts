@@ -1,16 +1,21 @@
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { REPORT_PATH, writeReport } from './report.js';
-import { resultLine, type Figure } from './support.js';
+import { notMeasured, resultLine, type Benchmark, type Figure } from './support.js';
 
 /**
  * `npm run bench` runs every benchmark; `npm run bench -- NAME [NAME...]` runs some. Each is a
- * folder under bench/ whose index exports `run(): Promise<Figure[]>`; every figure ends as one
- * `RESULT <figure> value=<v> target=<t> pass=yes|no` line, and a row in bench/REPORT.md.
+ * folder under bench/ whose index exports `figures` (what it reports, with targets) and
+ * `run(): Promise<Figure[]>`; every figure ends as one `RESULT <figure> value=<v> target=<t>
+ * pass=yes|no` line, and a row in bench/REPORT.md. A benchmark that throws, or cannot run here,
+ * costs only its own figures: they are reported as `value=NaN ... pass=no` with the reason, the
+ * others are still measured and recorded, and the run exits 1. BENCH_DIR and BENCH_REPORT point
+ * the runner at other benchmarks and another report (its own tests do).
  */
-const here = dirname(fileURLToPath(import.meta.url));
-const available = readdirSync(here).filter((name) => statSync(join(here, name)).isDirectory()).sort();
+const benchDir = process.env.BENCH_DIR ?? dirname(fileURLToPath(import.meta.url));
+const reportPath = process.env.BENCH_REPORT ?? REPORT_PATH;
+const available = readdirSync(benchDir).filter((name) => existsSync(join(benchDir, name, 'index.js'))).sort();
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !available.includes(name));
 if (unknown.length > 0) {
@@ -18,12 +23,60 @@ if (unknown.length > 0) {
   process.exit(1);
 }
 
+const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+
+async function load(name: string): Promise<Benchmark> {
+  const module = (await import(pathToFileURL(join(benchDir, name, 'index.js')).href)) as Partial<Benchmark>;
+  if (!Array.isArray(module.figures) || typeof module.run !== 'function') throw new Error(`bench/${name}/index.js exports no \`figures\` and \`run()\``);
+  return module as Benchmark;
+}
+
+// Every benchmark is loaded (not run) to know the figures still declared: rows of retired ones go.
+const benchmarks = new Map<string, Benchmark | Error>();
+for (const name of available) benchmarks.set(name, await load(name).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))));
+const loadedAll = [...benchmarks.values()].every((bench) => !(bench instanceof Error));
+const declared = loadedAll ? new Set([...benchmarks.values()].flatMap((bench) => (bench as Benchmark).figures.map((spec) => spec.name))) : undefined;
+
+// A stray error in a benchmark's callbacks ends that benchmark, not the run.
+let abortCurrent: ((error: unknown) => void) | undefined;
+const onStray = (error: unknown) => {
+  if (abortCurrent) return abortCurrent(error);
+  console.error(error);
+  process.exit(1);
+};
+process.on('uncaughtException', onStray);
+process.on('unhandledRejection', onStray);
+
 const figures: Figure[] = [];
 for (const name of wanted.length > 0 ? wanted : available) {
   console.log(`== ${name}`);
-  const bench = (await import(join(here, name, 'index.js'))) as { run(): Promise<Figure[]> };
-  figures.push(...(await bench.run()));
+  const bench = benchmarks.get(name)!;
+  if (bench instanceof Error) {
+    console.log(`${name}: cannot load: ${bench.stack ?? bench.message}`);
+    figures.push(notMeasured({ name, target: Number.NaN, kind: 'min' }, `the benchmark did not load: ${firstLine(bench)}`));
+    continue;
+  }
+  try {
+    const aborted = new Promise<never>((_, reject) => { abortCurrent = reject; });
+    const measured = await Promise.race([bench.run(), aborted]);
+    for (const spec of bench.figures) {
+      figures.push(measured.find((figure) => figure.name === spec.name) ?? notMeasured(spec, 'the benchmark did not report it'));
+    }
+    for (const figure of measured.filter((figure) => !bench.figures.some((spec) => spec.name === figure.name))) {
+      console.log(`${name}: reports \`${figure.name}\`, which it does not declare in \`figures\``);
+      figures.push(figure);
+    }
+  } catch (error) {
+    console.log(`${name}: could not run: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    figures.push(...bench.figures.map((spec) => notMeasured(spec, firstLine(error))));
+  } finally {
+    abortCurrent = undefined;
+  }
 }
-writeReport(figures);
-console.log(`report: ${REPORT_PATH}`);
+writeReport(figures, reportPath, declared);
+console.log(`report: ${reportPath}`);
+// Why each figure was not measured, then every figure: the reasons stay next to the results.
+const unmeasured = figures.filter((figure) => figure.failure !== undefined);
+for (const figure of unmeasured) console.log(`${figure.name}: not measured: ${figure.failure}`);
 for (const figure of figures) console.log(resultLine(figure));
+if (unmeasured.length > 0) process.exitCode = 1;

@@ -7,17 +7,34 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (bench files are compiled to dist/bench/...). */
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export interface Figure {
+/** A figure a benchmark promises to report: declared up front, so a benchmark that fails still names it. */
+export interface FigureSpec {
   readonly name: string;
-  readonly value: number;
   readonly target: number;
   /** `min`: value must be at least target; `max`: at most. */
   readonly kind: 'min' | 'max';
   readonly unit?: string;
+}
+
+export interface Figure extends FigureSpec {
+  /** NaN when the figure could not be measured (`failure` says why). */
+  readonly value: number;
   /** What the baseline measured in the same run did, in words and numbers. */
   readonly baseline?: string;
   /** Vigil's result over the baseline's in the same run (for a figure that is itself a ratio, the value). */
   readonly ratio?: number;
+  /** Why the figure was not measured: the benchmark failed, or could not run here. */
+  readonly failure?: string;
+}
+
+/** What `bench/NAME/index.ts` exports. */
+export interface Benchmark {
+  readonly figures: readonly FigureSpec[];
+  run(): Promise<Figure[]>;
+}
+
+export function notMeasured(spec: FigureSpec, reason: string): Figure {
+  return { ...spec, value: Number.NaN, failure: reason };
 }
 
 export function passes(figure: Figure): boolean {
@@ -30,6 +47,13 @@ export function resultLine(figure: Figure): string {
 
 export function round(value: number): number {
   return Math.round(value * 1000) / 1000;
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 export function machine(): string {

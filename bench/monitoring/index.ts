@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { machine, root, round, stopProcess, type Figure } from '../support.js';
+import { machine, root, round, stopProcess, type Figure, type FigureSpec } from '../support.js';
 import { gapPercentiles, minimumCoverage, perInterval, type HealthLog } from './coverage.js';
 import type { FleetReply, FleetRequest, PollerReply, PollerRequest } from './fleet-protocol.js';
 import { ProcessMeter } from './proc-stats.js';
@@ -33,9 +33,10 @@ const APPLICATIONS = 100;
 /** Extra node flags for the daemon when looking into it (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc`). */
 const DAEMON_NODE_OPTIONS = (process.env.BENCH_MONITORING_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 
-const TARGET_COVERAGE = 1;
-const TARGET_CPU_SHARE = 0.5;
-const TARGET_RSS_MB = 400;
+const COVERAGE: FigureSpec = { name: 'monitoring-coverage', target: 1, kind: 'min' };
+const CPU: FigureSpec = { name: 'monitoring-cpu', target: 0.5, kind: 'max', unit: 'share of one core' };
+const RSS: FigureSpec = { name: 'monitoring-rss', target: 400, kind: 'max', unit: 'MB' };
+export const figures = [COVERAGE, CPU, RSS];
 
 /**
  * Monitoring at scale (issue 3): a fake fleet of N instances in a separate process, the daemon
@@ -54,10 +55,10 @@ export async function run(): Promise<Figure[]> {
     console.log(`  baseline: ${baseline.polls} polls in all (${baseline.failures} failed); daemon/baseline CPU ${round(cpuRatio)}x`);
     const baselineText = `bare undici poller: CPU ${pct(baseline.cpuShare)} of one core, peak RSS ${Math.round(baseline.hwmMb)} MB, coverage ${round(baseline.coverage)}`;
     return [
-      { name: 'monitoring-coverage', value: daemon.coverage, target: TARGET_COVERAGE, kind: 'min', baseline: baselineText, ratio: daemon.coverage / baseline.coverage },
-      { name: 'monitoring-cpu', value: daemon.cpuShare, target: TARGET_CPU_SHARE, kind: 'max', unit: 'share of one core', baseline: `${baselineText}; daemon ${round(cpuRatio)}x the poller`, ratio: cpuRatio },
+      { ...COVERAGE, value: daemon.coverage, baseline: baselineText, ratio: daemon.coverage / baseline.coverage },
+      { ...CPU, value: daemon.cpuShare, baseline: `${baselineText}; daemon ${round(cpuRatio)}x the poller`, ratio: cpuRatio },
       // The high-water mark over the daemon's whole life, registering the fleet included, not only the steady state.
-      { name: 'monitoring-rss', value: daemon.hwmMb, target: TARGET_RSS_MB, kind: 'max', unit: 'MB', baseline: `${baselineText}; daemon peak RSS in the measured window ${Math.round(daemon.peakRssMb)} MB`, ratio: daemon.hwmMb / baseline.hwmMb },
+      { ...RSS, value: daemon.hwmMb, baseline: `${baselineText}; daemon peak RSS in the measured window ${Math.round(daemon.peakRssMb)} MB`, ratio: daemon.hwmMb / baseline.hwmMb },
     ];
   } finally {
     await stopProcess(fleet);

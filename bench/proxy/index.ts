@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { cpuMs, machine, root, round, startProcess, stopProcess, type Figure } from '../support.js';
+import { cpuMs, machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 import { measureStreamMemory, type StreamMemory } from './stream-memory.js';
 import { startProxyDaemon } from './vigil-daemon.js';
 
@@ -18,6 +18,11 @@ const REFERENCE_S = 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 const STREAM_BYTES = 1024 ** 3;
 const ENDPOINT = 'env';
+
+const VERSUS_MINIMAL: FigureSpec = { name: 'proxy-ratio', target: 0.8, kind: 'min' };
+const VERSUS_HTTP_PROXY: FigureSpec = { name: 'proxy-vs-http-proxy', target: 1.2, kind: 'min' };
+const RSS_GROWTH: FigureSpec = { name: 'proxy-rss-growth-mb', target: 32, kind: 'max', unit: 'MB' };
+export const figures = [VERSUS_MINIMAL, VERSUS_HTTP_PROXY, RSS_GROWTH];
 
 const script = (name: string) => join(root, 'dist', 'bench', 'proxy', `${name}.js`);
 
@@ -53,12 +58,6 @@ interface Contender {
   readonly url: string;
   readonly pid: number;
   readonly runs: Load[];
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function describeMemory(label: string, memory: StreamMemory): string {
@@ -148,9 +147,9 @@ export async function run(): Promise<Figure[]> {
     const growthMb = (vigilMemory.peakKb - vigilMemory.beforeKb) / 1024;
     const minimalGrowthMb = (minimalMemory.peakKb - minimalMemory.beforeKb) / 1024;
     return [
-      { name: 'proxy-ratio', value: median(versusMinimal), target: 0.8, kind: 'min', baseline: `minimal undici proxy ${Math.round(minimalRps)} req/s; vigil ${Math.round(vigilRps)} req/s`, ratio: median(versusMinimal) },
-      { name: 'proxy-vs-http-proxy', value: median(versusHttpProxy), target: 1.2, kind: 'min', baseline: `http-proxy ${Math.round(nodeProxyRps)} req/s; vigil ${Math.round(vigilRps)} req/s`, ratio: median(versusHttpProxy) },
-      { name: 'proxy-rss-growth-mb', value: growthMb, target: 32, kind: 'max', unit: 'MB', baseline: `minimal undici proxy streaming the same 1 GiB: ${round(minimalGrowthMb)} MB`, ratio: growthMb / minimalGrowthMb },
+      { ...VERSUS_MINIMAL, value: median(versusMinimal), baseline: `minimal undici proxy ${Math.round(minimalRps)} req/s; vigil ${Math.round(vigilRps)} req/s`, ratio: median(versusMinimal) },
+      { ...VERSUS_HTTP_PROXY, value: median(versusHttpProxy), baseline: `http-proxy ${Math.round(nodeProxyRps)} req/s; vigil ${Math.round(vigilRps)} req/s`, ratio: median(versusHttpProxy) },
+      { ...RSS_GROWTH, value: growthMb, baseline: `minimal undici proxy streaming the same 1 GiB: ${round(minimalGrowthMb)} MB`, ratio: growthMb / minimalGrowthMb },
     ];
   } finally {
     await Promise.all(started.map(stopProcess));

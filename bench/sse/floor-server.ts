@@ -6,17 +6,17 @@ import { root } from '../support.js';
 
 /**
  * Builds bench/sse/floor-server.c with the machine's C compiler into the temp folder and returns
- * the program's path, or undefined (with the reason printed) where there is no compiler: the
- * floor is a reference for the figures, not one of them.
+ * the program's path, or why it could not (no compiler, say): then the figure measured against
+ * the floor is reported as not measured, with that reason.
  */
-export async function buildFloorServer(): Promise<string | undefined> {
+export async function buildFloorServer(): Promise<{ program: string } | { reason: string }> {
   const source = join(root, 'bench', 'sse', 'floor-server.c');
   const program = join(tmpdir(), `vigil-bench-sse-floor-${process.pid}`);
+  const compiler = process.env.CC ?? 'cc';
   try {
-    await promisify(execFile)(process.env.CC ?? 'cc', ['-O2', '-o', program, source]);
-    return program;
+    await promisify(execFile)(compiler, ['-O2', '-o', program, source]);
+    return { program };
   } catch (error) {
-    console.log(`  sse: the C floor server is skipped: it did not build (${(error as Error).message.split('\n')[0]})`);
-    return undefined;
+    return { reason: `the C floor server did not build with \`${compiler}\` (${(error as Error).message.split('\n')[0]})` };
   }
 }

@@ -24,4 +24,16 @@ test('a partial run replaces only its own rows and keeps the others in place', (
   assert.ok(second.startsWith('# Benchmark report\n'));
 });
 
+test('a figure not measured says why in place of its value and baseline, and does not pass', () => {
+  assert.is(reportRow({ ...fanout, value: Number.NaN, failure: 'chromium not found' }, 'day, box'),
+    '| `sse-fanout-ms` | not measured | not measured: chromium not found | — | ≤ 50 ms | **no** | day, box |');
+});
+
+test('given the figures still declared, the rows of retired ones are dropped', () => {
+  const first = renderReport('', [cpu, fanout], 'monday, box');
+  const second = renderReport(first, [{ ...cpu, value: 0.3 }], 'tuesday, box', new Set(['monitoring-cpu']));
+  assert.equal(second.split('\n').filter((line) => line.startsWith('| `')), [reportRow({ ...cpu, value: 0.3 }, 'tuesday, box')]);
+  assert.is(renderReport(first, [], 'tuesday, box'), first, 'without the declared set nothing is dropped');
+});
+
 test.run();

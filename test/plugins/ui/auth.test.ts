@@ -1,9 +1,11 @@
 import type { Browser } from 'playwright-core';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestKernel, type TestKernel } from '../../../core/testing.js';
 import { openPage, register } from './browser-support.js';
-import { launchChromium } from '../../support/chromium.js';
+import { CHROMIUM_INSTALL, launchChromium } from '../../support/chromium.js';
+import { requireBinary } from '../../support/require-binary.js';
+
+const { test } = requireBinary('chromium', CHROMIUM_INSTALL);
 
 let browser: Browser;
 let tk: TestKernel;

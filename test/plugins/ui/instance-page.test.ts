@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Browser } from 'playwright-core';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ACTUATOR_V3 } from '../../support/fake-actuator.js';
 import { eventually } from '../../support/http.js';
 import { openPage, startFleet, type Fleet } from './browser-support.js';
-import { launchChromium } from '../../support/chromium.js';
+import { CHROMIUM_INSTALL, launchChromium } from '../../support/chromium.js';
+import { requireBinary } from '../../support/require-binary.js';
+
+const { test } = requireBinary('chromium', CHROMIUM_INSTALL);
 
 let browser: Browser;
 let fleet: Fleet;

@@ -1,11 +1,13 @@
 import type { Browser } from 'playwright-core';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestKernel, type TestKernel } from '../../../core/testing.js';
 import { eventually } from '../../support/http.js';
 import { countOf, openPage, register } from './browser-support.js';
-import { launchChromium } from '../../support/chromium.js';
+import { CHROMIUM_INSTALL, launchChromium } from '../../support/chromium.js';
+import { requireBinary } from '../../support/require-binary.js';
 import { TcpRelay } from './tcp-relay.js';
+
+const { test } = requireBinary('chromium', CHROMIUM_INSTALL);
 
 let browser: Browser;
 const kernels: TestKernel[] = [];
