@@ -9,7 +9,10 @@ import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
 import { Router } from './http/router.js';
-import { EVENT_LOG, NODE_ID, leasesOf, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
+import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
+import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
+import { LocalSharedState } from './contract/shared-state.js';
+import { LocalOutbox } from './contract/event-outbox.js';
 import { OutboundPolicy } from './outbound/policy.js';
 import type { InstanceAuthSettings } from './store/credentials.js';
 import { vigilVersion } from './version.js';
@@ -43,6 +46,7 @@ export class Kernel {
   readonly #log: Logger;
   readonly #bus: EventBus;
   readonly #services: Services;
+  readonly #serviceRegistry: ServiceRegistry;
 
   constructor(prepared: Prepared, log: Logger) {
     const scope = compose(prepared.settings, log);
@@ -56,6 +60,7 @@ export class Kernel {
     const services = scope.resolve(ServiceRegistry);
     const kernelServices = services.forPlugin('kernel', -1);
     this.#services = kernelServices;
+    this.#serviceRegistry = services;
     const outbound = new OutboundPolicy({
       ssrf: prepared.settings['ssrf-protection'],
       instanceAuth: instanceAuthOf(prepared.settings),
@@ -112,8 +117,14 @@ export class Kernel {
     this.#phase = 'starting';
     try {
       await this.#host.setup();
-      // After every setup (a plugin may provide the log) and before anything is served or started.
-      await this.#registry.open(this.#services.use(EVENT_LOG) ?? new MemoryEventLog(), leasesOf(this.#services));
+      // After every setup (a plugin may provide these) and before anything is served or started:
+      // what no plugin provides is one process's own.
+      this.#serviceRegistry.provideDefault(EVENT_LOG, new MemoryEventLog());
+      this.#serviceRegistry.provideDefault(LEASES, SINGLE_NODE_LEASES);
+      this.#serviceRegistry.provideDefault(OWNERSHIP, SINGLE_NODE_OWNERSHIP);
+      this.#serviceRegistry.provideDefault(SHARED_STATE, new LocalSharedState());
+      this.#serviceRegistry.provideDefault(EVENT_OUTBOX, new LocalOutbox(this.#bus));
+      await this.#registry.open(this.#services.use(EVENT_LOG)!, this.#services.use(LEASES)!);
       // Host is checked by the router, so that a request without one also gets a JSON error.
       this.#server = createServer({ requireHostHeader: false }, this.#router.build());
       answerProtocolErrors(this.#server, this.#router);

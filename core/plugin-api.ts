@@ -51,7 +51,9 @@ export {
 } from './contract/instance-calls.js';
 export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
 export { EVENT_LOG, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type LogReceiver, type NewEvent } from './contract/event-log.js';
-export { LEASES, NODE_ID, OWNERSHIP, leasesOf, ownershipOf, type Lease, type Leases, type Ownership } from './contract/coordination.js';
+export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
+export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
+export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
@@ -238,6 +240,12 @@ export interface HttpRoutes {
   routes(): readonly { method: HttpMethod; path: string }[];
 }
 
+/**
+ * Tokens the kernel reads or fills itself: `EVENT_LOG`, `OWNERSHIP`, `LEASES`, `SHARED_STATE`,
+ * `EVENT_OUTBOX` and `NODE_ID`. A plugin (`cluster-redis`) may provide them in its `setup`; once
+ * every plugin has set up, the kernel provides one process's own for each one left, so from
+ * `start` on `use()` always finds them.
+ */
 export interface Services {
   /** Provides the one implementation of a token; a second provider is an error. */
   provide<T>(token: ServiceToken<T>, value: T): void;

@@ -16,6 +16,11 @@ export class ServiceRegistry {
   readonly #contributions = new Map<string, Contribution[]>();
   #sequence = 0;
 
+  /** Provides `value` unless a plugin already did: the kernel's defaults, set once every plugin has set up. */
+  provideDefault<T>(token: ServiceToken<T>, value: T): void {
+    if (!this.#provided.has(token.key)) this.#provided.set(token.key, { value, by: 'kernel' });
+  }
+
   /** The view one plugin gets: its contributions carry its rank. */
   forPlugin(name: string, rank: number): Services {
     return {

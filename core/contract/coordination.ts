@@ -43,14 +43,10 @@ export const LEASES = defineToken<Leases>('vigil.leases');
  */
 export const NODE_ID = defineToken<string>('vigil.node-id');
 
-/** The provided ownership, or one process's: it owns everything. */
-export function ownershipOf(services: { use<T>(token: { key: string; __type?: T }): T | undefined }): Ownership {
-  return services.use(OWNERSHIP) ?? { owns: () => true };
-}
+/** One process alone: it owns every instance (the kernel's default for `OWNERSHIP`). */
+export const SINGLE_NODE_OWNERSHIP: Ownership = { owns: () => true };
 
 const ALWAYS: Lease = { held: true, token: 1 };
 
-/** The provided leases, or one process's: every lease always held, its token never changing. */
-export function leasesOf(services: { use<T>(token: { key: string; __type?: T }): T | undefined }): Leases {
-  return services.use(LEASES) ?? { lease: () => ALWAYS };
-}
+/** One process alone: every lease always held, its token never changing (the kernel's default for `LEASES`). */
+export const SINGLE_NODE_LEASES: Leases = { lease: () => ALWAYS };

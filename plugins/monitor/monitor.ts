@@ -1,4 +1,4 @@
-import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, ownershipOf, type Instance, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, OWNERSHIP, type Instance, type PluginContext } from '../../core/plugin-api.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
 import { EndpointDetector } from './endpoint-detector.js';
@@ -60,7 +60,7 @@ export class Monitor {
     const maxTimeout = Math.max(config['default-timeout'], ...Object.values(config.timeout));
     const maxRetries = Math.max(config['default-retries'], ...Object.values(config.retries));
     // Strategies run one after the other, each of whose calls may be retried.
-    const ownership = ownershipOf(ctx.services);
+    const ownership = ctx.services.use(OWNERSHIP)!;
     const detectionLog = log.child('detection');
     const foreign = new ForeignEndpointFilter(config['allow-foreign-endpoints'], detectionLog);
     const detector = new EndpointDetector(registry, strategies, detectionLog, strategies.length * (1 + maxRetries) * maxTimeout + 1000, foreign, ownership);
