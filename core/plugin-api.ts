@@ -23,6 +23,7 @@ import type { Command } from './store/commands.js';
 import type { JsonViews } from './store/json-view.js';
 import type { Application, Instance, InstanceEvent, Registration } from './store/types.js';
 import type { ConfigSchema } from '../config/validate.js';
+import type { Fence } from './contract/event-log.js';
 import type { Outbound } from './contract/instance-calls.js';
 import type { ServiceToken } from './contract/tokens.js';
 
@@ -50,7 +51,7 @@ export {
   type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
 } from './contract/instance-calls.js';
 export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
-export { EVENT_LOG, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type LogReceiver, type NewEvent } from './contract/event-log.js';
+export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type LogReceiver, type NewEvent } from './contract/event-log.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
@@ -151,15 +152,15 @@ export interface PluginBus {
  */
 export interface Registry {
   /** Registers or re-registers (REGISTERED, REGISTRATION_UPDATED or nothing for an equal heartbeat). */
-  register(registration: Registration): Promise<{ id: string; event: InstanceEvent | null }>;
+  register(registration: Registration, options?: WriteOptions): Promise<{ id: string; event: InstanceEvent | null }>;
   /** Records DEREGISTERED; false when the id was never seen. */
-  deregister(id: string): Promise<boolean>;
+  deregister(id: string, options?: WriteOptions): Promise<boolean>;
   /**
    * Runs a command (e.g. `changeStatusCommand(...)`) against the newest snapshot and appends its
    * event. Commands ignore deregistered instances, so a late result after a DELETE writes nothing.
    * When another writer got in first (another node), the command runs again on the newer state.
    */
-  apply(id: string, command: Command): Promise<InstanceEvent | null>;
+  apply(id: string, command: Command, options?: WriteOptions): Promise<InstanceEvent | null>;
   /** An instance by id, registered or recently deregistered. */
   get(id: string): Instance | undefined;
   /** Registered instances, optionally of one application name. */
@@ -180,6 +181,15 @@ export interface Registry {
    * daemon is never taken for one of this run. Seqs are decimal and increase across restarts.
    */
   resumePoint(lastEventId: number): number;
+}
+
+/** How a write is made. */
+export interface WriteOptions {
+  /**
+   * The singleton job's lease and token this write is a decision of (a discovery run's
+   * deregistration): the log refuses it with `StaleFenceError` once another node holds the lease.
+   */
+  readonly fence?: Fence;
 }
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';

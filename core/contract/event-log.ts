@@ -49,9 +49,10 @@ export interface EventLog {
   /**
    * Appends one event and resolves with it as stored (`seq` assigned) once it is durable in the
    * log. `snapshot` is the instance after the event, for logs that keep snapshots to reload from.
-   * Delivery to receivers may come before or after the promise settles.
+   * With a `fence`, the append is refused (`StaleFenceError`) unless the token is the lease's
+   * current one. Delivery to receivers may come before or after the promise settles.
    */
-  append(event: NewEvent, snapshot: Instance): Promise<InstanceEvent>;
+  append(event: NewEvent, snapshot: Instance, fence?: Fence): Promise<InstanceEvent>;
   /** Drops an instance's whole history (retention); with a fence, only while it is still current. */
   drop(id: string, fence: Fence): Promise<void>;
   close(): Promise<void>;
@@ -66,6 +67,16 @@ export class VersionConflictError extends Error {
   constructor(readonly instance: string, readonly current: number) {
     super(`instance ${instance}: another write got in first (the log is at version ${current})`);
     this.name = 'VersionConflictError';
+  }
+}
+
+/** A singleton job's write came with a token that is no longer current: another node holds the lease now. */
+export class StaleFenceError extends Error {
+  readonly code = 'ERR_STALE_FENCE';
+
+  constructor(readonly fence: Fence, readonly current: number | undefined) {
+    super(`lease "${fence.lease}": token ${fence.token} is stale (current: ${current ?? 'none'}); the decision was not applied`);
+    this.name = 'StaleFenceError';
   }
 }
 

@@ -1,7 +1,7 @@
 import type { EventBus } from '../bus.js';
 import { StoreUnavailableError, VersionConflictError, type EventLog, type LogReceiver, type NewEvent } from '../contract/event-log.js';
 import type { Leases } from '../contract/coordination.js';
-import type { Logger } from '../plugin-api.js';
+import type { Logger, WriteOptions } from '../plugin-api.js';
 import { toApplication } from './application.js';
 import { boundDraft, repeatsCurrent } from './bounds.js';
 import { deregisterCommand, registerCommand, type Command } from './commands.js';
@@ -71,15 +71,15 @@ export class InstanceRegistry implements LogReceiver {
   }
 
   /** Registers or re-registers; records REGISTERED, REGISTRATION_UPDATED, or nothing for an equal heartbeat. */
-  async register(registration: Registration): Promise<{ id: string; event: InstanceEvent | null }> {
+  async register(registration: Registration, options: WriteOptions = {}): Promise<{ id: string; event: InstanceEvent | null }> {
     const id = instanceIdOf(registration.healthUrl);
-    return { id, event: await this.apply(id, registerCommand(registration)) };
+    return { id, event: await this.apply(id, registerCommand(registration), options) };
   }
 
   /** Records DEREGISTERED. Returns false for an id never seen (or already dropped). */
-  async deregister(id: string): Promise<boolean> {
+  async deregister(id: string, options: WriteOptions = {}): Promise<boolean> {
     if (!this.#snapshots.has(id)) return false;
-    await this.apply(id, deregisterCommand);
+    await this.apply(id, deregisterCommand, options);
     return true;
   }
 
@@ -87,7 +87,7 @@ export class InstanceRegistry implements LogReceiver {
    * Runs a command against the latest snapshot and appends the event it decides on. If another
    * writer got in first, the command is re-run once the snapshot holds the newer version.
    */
-  async apply(id: string, command: Command): Promise<InstanceEvent | null> {
+  async apply(id: string, command: Command, options: WriteOptions = {}): Promise<InstanceEvent | null> {
     for (let attempt = 1; ; attempt += 1) {
       const log = this.#log;
       if (!log) throw new StoreUnavailableError('the registry is not open');
@@ -98,7 +98,7 @@ export class InstanceRegistry implements LogReceiver {
       if (draft !== decided && repeatsCurrent(draft, previous)) return null;
       const event: NewEvent = { ...draft, instance: id, version: previous.version + 1, timestamp: this.#timestamp() };
       try {
-        const stored = await log.append(event, applyEvent(previous, { ...event, seq: 0 } as InstanceEvent));
+        const stored = await log.append(event, applyEvent(previous, { ...event, seq: 0 } as InstanceEvent), options.fence);
         if (stored.seq > this.#lastSeq && !(await this.#seqWaiters.until(stored.seq, CATCH_UP_MS))) {
           // Recorded, but this node's copy lags: the snapshot will hold it once the log catches up.
           this.options.log.warn(`event ${stored.seq} of ${id} was recorded but has not reached this node's snapshot within ${CATCH_UP_MS} ms`);
