@@ -21,11 +21,13 @@ export function downloadSha256(bytes: number): string {
 
 /**
  * One node:http server standing in for many instances at once: `/i/<n>/actuator/health` is UP
- * for any n, and `/dl/actuator` is an instance with a `heapdump` of `downloadBytes`, streamed
- * with backpressure.
+ * for any n (the time of each check is recorded per n), and `/dl/actuator` is an instance with a
+ * `heapdump` of `downloadBytes`, streamed with backpressure.
  */
 export class BulkInstance {
   healthChecks = 0;
+  /** `Date.now()` of every health check of `/i/<n>`, by n. */
+  readonly checkTimes = new Map<number, number[]>();
   downloadsStarted = 0;
   #listening: LocalServer | undefined;
 
@@ -43,6 +45,8 @@ export class BulkInstance {
         stream(res, downloadBytes);
       } else if (path?.endsWith('/actuator/health')) {
         bulk.healthChecks += 1;
+        const n = /^\/i\/(\d+)\//.exec(path)?.[1];
+        if (n !== undefined) bulk.#recordCheck(Number(n));
         res.writeHead(200, { 'content-type': ACTUATOR_V3 }).end('{"status":"UP"}');
       } else {
         res.writeHead(404).end();
@@ -55,6 +59,12 @@ export class BulkInstance {
 
   get base(): string {
     return `http://127.0.0.1:${this.#listening!.port}`;
+  }
+
+  #recordCheck(n: number): void {
+    const times = this.checkTimes.get(n);
+    if (times) times.push(Date.now());
+    else this.checkTimes.set(n, [Date.now()]);
   }
 
   healthUrl(n: number): string {
