@@ -31,9 +31,14 @@ export class BulkInstance {
   downloadsStarted = 0;
   #listening: LocalServer | undefined;
 
-  private constructor(readonly downloadBytes: number) {}
+  private constructor(readonly downloadBytes: number, readonly host: string) {}
 
-  static async start(downloadBytes: number): Promise<BulkInstance> {
+  /**
+   * `host` is the name URLs use (`localhost` makes every new connection a DNS lookup, which runs
+   * on libuv's threadpool); `keepAlive: false` closes the connection after each health answer.
+   */
+  static async start(downloadBytes: number, options: { readonly host?: string; readonly keepAlive?: boolean } = {}): Promise<BulkInstance> {
+    const close = options.keepAlive === false ? { connection: 'close' } : {};
     let bulk: BulkInstance;
     const server = createServer((req, res) => {
       const path = (req.url ?? '').split('?')[0];
@@ -47,18 +52,18 @@ export class BulkInstance {
         bulk.healthChecks += 1;
         const n = /^\/i\/(\d+)\//.exec(path)?.[1];
         if (n !== undefined) bulk.#recordCheck(Number(n));
-        res.writeHead(200, { 'content-type': ACTUATOR_V3 }).end('{"status":"UP"}');
+        res.writeHead(200, { 'content-type': ACTUATOR_V3, ...close }).end('{"status":"UP"}');
       } else {
         res.writeHead(404).end();
       }
     });
-    bulk = new BulkInstance(downloadBytes);
+    bulk = new BulkInstance(downloadBytes, options.host ?? '127.0.0.1');
     bulk.#listening = await listenLocal(server);
     return bulk;
   }
 
   get base(): string {
-    return `http://127.0.0.1:${this.#listening!.port}`;
+    return `http://${this.host}:${this.#listening!.port}`;
   }
 
   #recordCheck(n: number): void {
