@@ -68,7 +68,7 @@ export const basicAuthSchema = yup.object({
       const repeated = duplicates((tokens ?? []).map((entry) => entry?.name));
       return repeated.length === 0 || context.createError({ message: `token name(s) listed twice: ${repeated.join(', ')}` });
     }),
-  // A flood of wrong passwords must not stall the daemon (README "Hardening"): scrypt runs are
+  // A flood of wrong passwords must not stall the daemon (README, `basic-auth`): scrypt runs are
   // bounded, the excess is refused with 429, and repeated failures from one address are slowed.
   'max-concurrent-verifications': count(1, 64, 1),
   'max-queued-verifications': count(0, 100_000, 64),
