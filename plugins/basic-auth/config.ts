@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { duration } from '../../core/plugin-api.js';
 import { isHashed, parseScrypt } from './scrypt-hash.js';
 import { canonicalTokenHash, hashToken } from './token-hash.js';
 
@@ -43,6 +44,11 @@ const token = yup.object({
   .test('one-of', '${path} needs either token-hash or token (not both)', (value) =>
     value === undefined || (value['token-hash'] === undefined) !== (value.token === undefined));
 
+function count(min: number, max: number, fallback: number) {
+  return yup.number().typeError('${path} must be a whole number').integer('${path} must be a whole number')
+    .min(min).max(max).default(fallback);
+}
+
 function duplicates(names: readonly (string | undefined)[]): string[] {
   const given = names.filter((name): name is string => typeof name === 'string');
   return [...new Set(given.filter((name, index) => given.indexOf(name) !== index))];
@@ -62,6 +68,13 @@ export const basicAuthSchema = yup.object({
       const repeated = duplicates((tokens ?? []).map((entry) => entry?.name));
       return repeated.length === 0 || context.createError({ message: `token name(s) listed twice: ${repeated.join(', ')}` });
     }),
+  // A flood of wrong passwords must not stall the daemon (README, `basic-auth`): scrypt runs are
+  // bounded, the excess is refused with 429, and repeated failures from one address are slowed.
+  'max-concurrent-verifications': count(1, 64, 1),
+  'max-queued-verifications': count(0, 100_000, 64),
+  'failures-per-address': count(1, 1_000_000, 10),
+  'failure-refill-interval': duration().min(1).default(5_000),
+  'tracked-addresses': count(1, 10_000_000, 10_000),
 })
   .exact(unknownKeys)
   .typeError('must be a mapping of keys to values')

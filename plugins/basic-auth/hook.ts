@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Hook, HttpRoutes, Logger, VigilRequest } from '../../core/plugin-api.js';
-import type { Authenticator } from './authenticator.js';
+import type { AuthOutcome, Authenticator } from './authenticator.js';
 import { parseAuthorization } from './authorization-header.js';
 import { isPermitted } from './roles.js';
 
@@ -26,12 +26,23 @@ export function authHook(authenticator: Authenticator, http: Pick<HttpRoutes, 's
     http.sendError(req, res, 401, message, bearerAttempt ? {} : { 'www-authenticate': basic });
   };
 
+  // RFC 6585: 429 with Retry-After. No challenge: the credentials were not judged, only deferred.
+  const slowDown = (req: VigilRequest, res: ServerResponse, outcome: Extract<AuthOutcome, { kind: 'throttled' }>): void => {
+    const seconds = outcome.retryAfterSeconds;
+    options.log.debug(`429 for ${req.method} ${req.path}: ${outcome.reason === 'address' ? 'address slowed down' : 'verification queue full'}`);
+    http.sendError(req, res, 429, outcome.reason === 'address'
+      ? `too many failed logins from this address; try again in ${seconds} s`
+      : `too many logins being verified; try again in ${seconds} s`, { 'retry-after': String(seconds) });
+  };
+
   return async (req: VigilRequest, res: ServerResponse) => {
     const credentials = parseAuthorization(req.headers.authorization);
     if (credentials.kind === 'none') return refuse(req, res, 'authentication required', false);
     if (credentials.kind === 'malformed') return refuse(req, res, 'malformed Authorization header', credentials.bearer);
-    const principal = await authenticator.authenticate(credentials);
-    if (!principal) return refuse(req, res, 'bad credentials', credentials.kind === 'bearer');
+    const outcome = await authenticator.authenticate(credentials, req.socket.remoteAddress);
+    if (outcome.kind === 'throttled') return slowDown(req, res, outcome);
+    if (outcome.kind === 'refused') return refuse(req, res, 'bad credentials', credentials.kind === 'bearer');
+    const { principal } = outcome;
     req.user = principal.label;
     if (isPermitted(principal.role, req.method ?? 'GET', req.path, options.contextPath)) return undefined;
     options.log.debug(`403 for ${req.method} ${req.path}: role ${principal.role} of ${principal.label}`);

@@ -21,17 +21,24 @@ export function downloadSha256(bytes: number): string {
 
 /**
  * One node:http server standing in for many instances at once: `/i/<n>/actuator/health` is UP
- * for any n, and `/dl/actuator` is an instance with a `heapdump` of `downloadBytes`, streamed
- * with backpressure.
+ * for any n (the time of each check is recorded per n), and `/dl/actuator` is an instance with a
+ * `heapdump` of `downloadBytes`, streamed with backpressure.
  */
 export class BulkInstance {
   healthChecks = 0;
+  /** `Date.now()` of every health check of `/i/<n>`, by n. */
+  readonly checkTimes = new Map<number, number[]>();
   downloadsStarted = 0;
   #listening: LocalServer | undefined;
 
-  private constructor(readonly downloadBytes: number) {}
+  private constructor(readonly downloadBytes: number, readonly host: string) {}
 
-  static async start(downloadBytes: number): Promise<BulkInstance> {
+  /**
+   * `host` is the name URLs use (`localhost` makes every new connection a DNS lookup, which runs
+   * on libuv's threadpool); `keepAlive: false` closes the connection after each health answer.
+   */
+  static async start(downloadBytes: number, options: { readonly host?: string; readonly keepAlive?: boolean } = {}): Promise<BulkInstance> {
+    const close = options.keepAlive === false ? { connection: 'close' } : {};
     let bulk: BulkInstance;
     const server = createServer((req, res) => {
       const path = (req.url ?? '').split('?')[0];
@@ -43,18 +50,26 @@ export class BulkInstance {
         stream(res, downloadBytes);
       } else if (path?.endsWith('/actuator/health')) {
         bulk.healthChecks += 1;
-        res.writeHead(200, { 'content-type': ACTUATOR_V3 }).end('{"status":"UP"}');
+        const n = /^\/i\/(\d+)\//.exec(path)?.[1];
+        if (n !== undefined) bulk.#recordCheck(Number(n));
+        res.writeHead(200, { 'content-type': ACTUATOR_V3, ...close }).end('{"status":"UP"}');
       } else {
         res.writeHead(404).end();
       }
     });
-    bulk = new BulkInstance(downloadBytes);
+    bulk = new BulkInstance(downloadBytes, options.host ?? '127.0.0.1');
     bulk.#listening = await listenLocal(server);
     return bulk;
   }
 
   get base(): string {
-    return `http://127.0.0.1:${this.#listening!.port}`;
+    return `http://${this.host}:${this.#listening!.port}`;
+  }
+
+  #recordCheck(n: number): void {
+    const times = this.checkTimes.get(n);
+    if (times) times.push(Date.now());
+    else this.checkTimes.set(n, [Date.now()]);
   }
 
   healthUrl(n: number): string {

@@ -8,9 +8,46 @@ import { hashToken } from '../../../plugins/basic-auth/token-hash.js';
 const HEX = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
 const check = (section: unknown) => checkPlugin('basic-auth', { 'basic-auth': section });
 
-test('defaults: realm Vigil, role admin', async () => {
+const FLOOD_DEFAULTS = {
+  'max-concurrent-verifications': 1,
+  'max-queued-verifications': 64,
+  'failures-per-address': 10,
+  'failure-refill-interval': 5000,
+  'tracked-addresses': 10_000,
+};
+
+test('defaults: realm Vigil, role admin, the flood limits', async () => {
   const config = await basicAuthSchema.validate({ users: [{ username: ' admin ', password: 'pw' }] });
-  assert.equal(config, { realm: 'Vigil', users: [{ username: 'admin', password: 'pw', role: 'admin' }], tokens: [] });
+  assert.equal(config, { realm: 'Vigil', users: [{ username: 'admin', password: 'pw', role: 'admin' }], tokens: [], ...FLOOD_DEFAULTS });
+});
+
+test('flood limits: durations, whole numbers in range, each named when wrong', async () => {
+  const users = [{ username: 'a', password: 'b' }];
+  const given = await basicAuthSchema.validate({
+    users,
+    'max-concurrent-verifications': 2,
+    'max-queued-verifications': 0,
+    'failures-per-address': 3,
+    'failure-refill-interval': '1m',
+    'tracked-addresses': 100,
+  });
+  assert.equal(given['failure-refill-interval'], 60_000);
+  assert.is(given['max-queued-verifications'], 0);
+  assert.equal(await check({
+    users,
+    'max-concurrent-verifications': 0,
+    'max-queued-verifications': 1.5,
+    'failures-per-address': -1,
+    'failure-refill-interval': 'soon',
+    'tracked-addresses': 'many',
+  }), [
+    'plugin "basic-auth": basic-auth.max-concurrent-verifications: must be greater than or equal to 1',
+    'plugin "basic-auth": basic-auth.max-queued-verifications: must be a whole number',
+    'plugin "basic-auth": basic-auth.failures-per-address: must be greater than or equal to 1',
+    'plugin "basic-auth": basic-auth.failure-refill-interval: must be a duration such as 250ms, 10s, 1m or 1h (got soon)',
+    'plugin "basic-auth": basic-auth.tracked-addresses: must be a whole number',
+  ]);
+  assert.equal(await check({ users, 'failures-per-adress': 3 }), ['plugin "basic-auth": basic-auth: unknown key(s): failures-per-adress']);
 });
 
 test('a plain token is replaced by its SHA-256 during validation; token-hash forms are canonical', async () => {

@@ -114,7 +114,7 @@ const auth: fc.Arbitrary<Auth> = fc.oneof(
   { arbitrary: fc.constant({ kind: 'none' } as const), weight: 5 },
   { arbitrary: fc.constantFrom(...MALFORMED_AUTH).map(([value, bearer]) => ({ kind: 'malformed', value, bearer }) as const), weight: 6 },
   { arbitrary: fc.constant({ kind: 'wrong-token' } as const), weight: 3 },
-  // These two cost a full scrypt each (~50 ms): rare, but present.
+  // These two cost a full scrypt (~50 ms) the first time, then a remembered refusal: rare, but present.
   { arbitrary: fc.constant({ kind: 'wrong-password' } as const), weight: 1 },
   { arbitrary: fc.constant({ kind: 'unknown-user' } as const), weight: 1 },
 );
