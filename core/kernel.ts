@@ -48,6 +48,11 @@ export class Kernel {
   readonly #services: Services;
   readonly #serviceRegistry: ServiceRegistry;
 
+  /** What happens when a plugin asks to exit: set by the embedder (main: stop, then exit); stopping by default. */
+  #onExitRequest: (exitCode: number) => void = () => {
+    void this.stop();
+  };
+
   constructor(prepared: Prepared, log: Logger) {
     const scope = compose(prepared.settings, log);
     this.#settings = prepared.settings;
@@ -78,6 +83,11 @@ export class Kernel {
         port: this.#settings.port,
         address: () => this.#url,
         pluginIndex: (name) => ranks.get(name) ?? -1,
+        eventStore: {
+          maxEventsPerInstance: this.#settings['event-store']['max-events-per-instance'],
+          retentionAfterDeregistration: this.#settings['event-store']['retention-after-deregistration'],
+          maxDetailsBytes: this.#settings['event-store']['max-details-bytes'],
+        },
       },
       log: log.child(item.plugin.name),
       bus,
@@ -87,9 +97,18 @@ export class Kernel {
       http: this.#routesFor(),
       services: services.forPlugin(item.plugin.name, item.rank),
       signal: this.#abort.signal,
+      requestExit: (reason, exitCode = 1) => {
+        log.error(`plugin ${item.plugin.name} asks the daemon to exit: ${reason}`);
+        this.#onExitRequest(exitCode);
+      },
     });
     this.#host = new PluginHost(prepared.plugins, contextOf, log, this.#settings['plugin-timeout']);
     for (const line of prepared.deprecations) log.warn(line);
+  }
+
+  /** Sets what a plugin's `requestExit` does (main.ts: the same shutdown as SIGTERM, then that exit code). */
+  onExitRequest(handler: (exitCode: number) => void): void {
+    this.#onExitRequest = handler;
   }
 
   get phase(): Phase {

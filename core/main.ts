@@ -56,8 +56,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   const kernel = new Kernel(prepared, log);
   const started = kernel.start();
   // Signals are handled from before the first line says "listening": a supervisor may stop us at once.
-  const shutdown = (signal: NodeJS.Signals) => {
-    log.info(`${signal} received, stopping`);
+  const shutdown = (signal: NodeJS.Signals | 'exit requested', exitCode = 0) => {
+    log.info(`${signal === 'exit requested' ? 'a plugin asked to exit' : `${signal} received`}, stopping`);
     // Whatever happens, the process is gone before the 5 s systemd and the contract allow.
     setTimeout(() => {
       log.error('shutdown did not finish in time; exiting');
@@ -66,7 +66,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     started
       .then(() => kernel.stop(), () => undefined)
       .then(
-        () => process.exit(0),
+        () => process.exit(exitCode),
         (error: unknown) => {
           log.error(`shutdown failed: ${messageOf(error)}`);
           process.exit(1);
@@ -75,6 +75,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  kernel.onExitRequest((exitCode) => shutdown('exit requested', exitCode));
   try {
     await started;
   } catch (error) {

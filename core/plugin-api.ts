@@ -36,7 +36,9 @@ export type {
 } from './store/types.js';
 export type { ConfigSchema } from '../config/validate.js';
 export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand } from './store/commands.js';
-export { endpointUrl, visibleEndpoints } from './store/instance.js';
+export { endpointUrl, visibleEndpoints, applyEvent, emptyInstance } from './store/instance.js';
+export { compactionKind } from './store/held-events.js';
+export { runSeqBase } from './store/seq-base.js';
 export { statusInfo, severity } from './store/status.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
@@ -51,7 +53,7 @@ export {
   type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
 } from './contract/instance-calls.js';
 export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
-export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type LogReceiver, type NewEvent } from './contract/event-log.js';
+export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type InstanceTransition, type LogReceiver, type NewEvent } from './contract/event-log.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
@@ -107,6 +109,12 @@ export interface PluginContext<Config = unknown> {
   readonly services: Services;
   /** Aborted when the kernel begins to stop: end streams, cancel requests, stop loops. */
   readonly signal: AbortSignal;
+  /**
+   * Asks the daemon to stop as on SIGTERM and then exit with `exitCode` (default 1), for a
+   * plugin whose operators prefer a restart by their orchestrator to running degraded
+   * (`cluster-redis.on-outage: exit`). `reason` is logged.
+   */
+  requestExit(reason: string, exitCode?: number): void;
 }
 
 export interface KernelSettings {
@@ -117,6 +125,12 @@ export interface KernelSettings {
   readonly port: number;
   /** The base URL the server listens on, e.g. `http://127.0.0.1:8080/admin`; undefined before listen. */
   address(): string | undefined;
+  /** The `event-store` limits, which an event log a plugin provides must apply the same way. */
+  readonly eventStore: {
+    readonly maxEventsPerInstance: number;
+    readonly retentionAfterDeregistration: number;
+    readonly maxDetailsBytes: number;
+  };
   /** The position of a plugin in the `plugins:` list, or -1; used to order contributions. */
   pluginIndex(name: string): number;
 }

@@ -20,4 +20,5 @@ export const builtinPlugins: BuiltinPlugins = {
   cors: { section: 'cors', load: () => load(import('./cors/index.js')) },
   'basic-auth': { section: 'basic-auth', load: () => load(import('./basic-auth/index.js')) },
   ui: { section: null, load: () => load(import('./ui/index.js')) },
+  'cluster-redis': { section: 'cluster-redis', load: () => load(import('./cluster-redis/index.js')) },
 };

@@ -13,6 +13,12 @@ export interface Fence {
   readonly token: number;
 }
 
+/** An instance before and after one event. */
+export interface InstanceTransition {
+  readonly before: Instance;
+  readonly after: Instance;
+}
+
 /** Where the log delivers what it holds and what is appended, by any node, in `seq` order. */
 export interface LogReceiver {
   /**
@@ -48,11 +54,12 @@ export interface EventLog {
   open(receiver: LogReceiver): Promise<void>;
   /**
    * Appends one event and resolves with it as stored (`seq` assigned) once it is durable in the
-   * log. `snapshot` is the instance after the event, for logs that keep snapshots to reload from.
+   * log. `change` is the instance before and after the event: logs keep the snapshot to reload
+   * from, and the statuses for the outbox (`from`, `to`).
    * With a `fence`, the append is refused (`StaleFenceError`) unless the token is the lease's
    * current one. Delivery to receivers may come before or after the promise settles.
    */
-  append(event: NewEvent, snapshot: Instance, fence?: Fence): Promise<InstanceEvent>;
+  append(event: NewEvent, change: InstanceTransition, fence?: Fence): Promise<InstanceEvent>;
   /** Drops an instance's whole history (retention); with a fence, only while it is still current. */
   drop(id: string, fence: Fence): Promise<void>;
   close(): Promise<void>;

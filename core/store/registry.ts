@@ -98,7 +98,7 @@ export class InstanceRegistry implements LogReceiver {
       if (draft !== decided && repeatsCurrent(draft, previous)) return null;
       const event: NewEvent = { ...draft, instance: id, version: previous.version + 1, timestamp: this.#timestamp() };
       try {
-        const stored = await log.append(event, applyEvent(previous, { ...event, seq: 0 } as InstanceEvent), options.fence);
+        const stored = await log.append(event, { before: previous, after: applyEvent(previous, { ...event, seq: 0 } as InstanceEvent) }, options.fence);
         if (stored.seq > this.#lastSeq && !(await this.#seqWaiters.until(stored.seq, CATCH_UP_MS))) {
           // Recorded, but this node's copy lags: the snapshot will hold it once the log catches up.
           this.options.log.warn(`event ${stored.seq} of ${id} was recorded but has not reached this node's snapshot within ${CATCH_UP_MS} ms`);

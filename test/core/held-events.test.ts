@@ -6,7 +6,7 @@ import { HeldEvents, compactHistory } from '../../core/store/held-events.js';
 import { MemoryEventLog } from '../../core/store/memory-event-log.js';
 import { InstanceRegistry } from '../../core/store/registry.js';
 import { runSeqBase } from '../../core/store/seq-base.js';
-import type { EventDraft, Instance, InstanceEvent } from '../../core/store/types.js';
+import type { EventDraft, InstanceEvent } from '../../core/store/types.js';
 
 const registration = { name: 'a', healthUrl: 'http://h/health', managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} };
 const status = (s: string): EventDraft => ({ type: 'STATUS_CHANGED', statusInfo: { status: s, details: {} } });
@@ -72,14 +72,15 @@ test('the memory log numbers events from its base, refuses a version that is not
   const delivered: InstanceEvent[] = [];
   const log: EventLog = new MemoryEventLog(1000);
   await log.open({ load: () => undefined, event: (e) => delivered.push(e), dropped: () => undefined });
+  const none = { before: {} as never, after: {} as never };
   const draft = (version: number): NewEvent => ({ type: 'REGISTERED', registration, instance: 'a', version, timestamp: 't' });
-  const stored = await log.append(draft(0), {} as Instance);
+  const stored = await log.append(draft(0), none);
   assert.is(stored.seq, 1000);
   assert.equal(delivered, [stored]);
-  const conflict = await log.append(draft(0), {} as Instance).catch((error: unknown) => error);
+  const conflict = await log.append(draft(0), none).catch((error: unknown) => error);
   assert.instance(conflict, VersionConflictError);
   assert.is((conflict as VersionConflictError).current, 0);
-  assert.is((await log.append(draft(3), {} as Instance)).seq, 1001, 'gaps in versions are allowed, as in SBA');
+  assert.is((await log.append(draft(3), none)).seq, 1001, 'gaps in versions are allowed, as in SBA');
 });
 
 test('seqs of a daemon start above every earlier run\'s; a resume point is only an id this log issued', async () => {

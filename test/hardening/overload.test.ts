@@ -5,7 +5,7 @@ import { builtinPlugins } from '../../plugins/index.js';
 import { streamRequest } from '../plugins/proxy/helpers.js';
 import { call, eventually } from '../support/http.js';
 import { BulkInstance, downloadSha256 } from './support/bulk-instance.js';
-import { startDaemon } from './support/daemon-process.js';
+import { startDaemon } from '../support/daemon-process.js';
 import { ADMIN, basic, securityConfig } from './support/full-kernel.js';
 import { LONG } from './support/settings.js';
 import { StreamReader, openStalled } from './support/stream-clients.js';

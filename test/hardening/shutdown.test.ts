@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { builtinPlugins } from '../../plugins/index.js';
 import { within } from '../plugins/proxy/helpers.js';
 import { call, eventually } from '../support/http.js';
-import { startDaemon } from './support/daemon-process.js';
+import { startDaemon } from '../support/daemon-process.js';
 import { DripInstance } from './support/drip-instance.js';
 import { ADMIN, basic, securityConfig } from './support/full-kernel.js';
 import { LONG } from './support/settings.js';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../../support/paths.js';
+import { repoRoot } from './paths.js';
 
 export interface Daemon {
   readonly child: ChildProcess;
@@ -17,15 +17,19 @@ export interface Daemon {
   peakRss(): number | undefined;
   /** SIGTERM, then wait for the exit. */
   stop(): Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
+  /** Sends a signal (SIGKILL, SIGSTOP, SIGCONT...). */
+  signal(name: NodeJS.Signals): void;
+  /** The config file it runs with (start another daemon with it to restart this one). */
+  readonly file: string;
 }
 
 /**
  * Runs the real daemon, `bin/vigil.js`, as its own process with `config` written to a file (as
  * JSON, which is YAML too). Resolves once it logged that it is listening.
  */
-export function startDaemon(config: Record<string, unknown>): Promise<Daemon> {
-  const file = join(tmpdir(), `vigil-hardening-${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2)}.yaml`);
-  writeFileSync(file, JSON.stringify({ host: '127.0.0.1', port: 0, ...config }, null, 2));
+export function startDaemon(config: Record<string, unknown>, options: { readonly file?: string } = {}): Promise<Daemon> {
+  const file = options.file ?? join(tmpdir(), `vigil-test-${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2)}.yaml`);
+  if (!options.file) writeFileSync(file, JSON.stringify({ host: '127.0.0.1', port: 0, ...config }, null, 2));
   const child = spawn(process.execPath, [join(repoRoot, 'bin', 'vigil.js'), '--config', file], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
@@ -46,9 +50,16 @@ export function startDaemon(config: Record<string, unknown>): Promise<Daemon> {
         exited,
         peakRss: () => peakRssOf(child.pid),
         stop: async () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          if (child.exitCode === null && child.signalCode === null) {
+            child.kill('SIGCONT');
+            child.kill('SIGTERM');
+          }
           return exited;
         },
+        signal: (name) => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(name);
+        },
+        file,
       });
     };
     child.stdout!.on('data', collect);

@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import {
+  StaleFenceError, StoreUnavailableError, VersionConflictError, compactionKind, runSeqBase,
+  type EventLog, type Fence, type Instance, type InstanceEvent, type InstanceTransition, type Logger, type LogReceiver, type NewEvent,
+} from '../../core/plugin-api.js';
+import type { Keys } from './keys.js';
+import { APPEND, DROP, INIT } from './scripts.js';
+import { messageOf, type Client, type RedisLink } from './redis-link.js';
+
+/** How long one feed read waits for news before it asks again (and notices it should stop). */
+const BLOCK_MS = 1000;
+/** How many entries one feed read takes, and how many instances one load step reads at once. */
+const BATCH = 1000;
+/** The feed's hard cap (entries); the maintenance job trims it by age long before this. */
+export const FEED_MAX_LENGTH = 500_000;
+
+type Fields = Record<string, string>;
+type StreamEntry = [id: string, fields: string[]];
+
+export interface HistoryOptions {
+  readonly maxEventsPerInstance: number;
+  readonly log: Logger;
+  /** Called when Redis holds another history than the one loaded (it lost its data): the node rebuilds. */
+  readonly onForeignHistory: (reason: string) => void;
+}
+
+/**
+ * The registry's event log in Redis (EVENT_LOG). Appends run one script (version check, seq,
+ * history, feed, snapshot, outbox, compaction); every node, the writer included, applies events
+ * from the feed in seq order, so all nodes hold the same events and the writer's read-your-writes
+ * comes from the registry waiting for its own seq. A node away long enough for the feed to be
+ * trimmed past it reloads everything.
+ */
+export class RedisHistory implements EventLog {
+  #receiver: LogReceiver | undefined;
+  #incarnation = '';
+  #feedId = '0-0';
+  #closed = false;
+  #tail: Promise<void> | undefined;
+  #reloading: Promise<void> | undefined;
+
+  constructor(private readonly link: RedisLink, private readonly keys: Keys, private readonly options: HistoryOptions) {}
+
+  /** The incarnation of the history loaded (empty before open). */
+  get incarnation(): string {
+    return this.#incarnation;
+  }
+
+  async open(receiver: LogReceiver): Promise<void> {
+    this.#receiver = receiver;
+    await this.#load();
+    this.#tail = this.#follow();
+  }
+
+  async append(event: NewEvent, change: InstanceTransition, fence?: Fence): Promise<InstanceEvent> {
+    const { keys } = this;
+    const dereg = event.type === 'DEREGISTERED' ? String(Date.parse(event.timestamp)) : event.type === 'REGISTERED' ? '-' : '';
+    const kind = compactionKind({ ...event, seq: 0 } as InstanceEvent);
+    try {
+      const seq = await this.link.run('append', (client) => APPEND.run<number>(client, [
+        keys.events(event.instance), keys.versions, keys.snapshots, keys.feed, keys.seq, keys.meta, keys.deregistered,
+        keys.outbox, keys.outboxOn, fence ? keys.epoch(fence.lease) : keys.meta,
+      ], [
+        event.instance, event.version, kind, JSON.stringify(event), JSON.stringify(change.after), this.options.maxEventsPerInstance,
+        FEED_MAX_LENGTH, event.type, change.before.statusInfo.status, change.after.statusInfo.status, event.timestamp,
+        this.#incarnation, fence ? String(fence.token) : '', dereg,
+      ]));
+      return Object.freeze({ ...event, seq: Number(seq) }) as InstanceEvent;
+    } catch (error) {
+      throw this.#scriptError(error, event.instance, fence);
+    }
+  }
+
+  async drop(id: string, fence: Fence): Promise<void> {
+    const { keys } = this;
+    try {
+      await this.link.run('drop', (client) => DROP.run(client, [
+        keys.events(id), keys.versions, keys.snapshots, keys.feed, keys.deregistered, keys.epoch(fence.lease), keys.meta,
+      ], [id, fence.token, FEED_MAX_LENGTH, this.#incarnation]));
+    } catch (error) {
+      throw this.#scriptError(error, id, fence);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#tail;
+    this.#receiver = undefined;
+  }
+
+  /**
+   * Reloads everything from Redis (a node that fell behind the feed, or a history Redis lost and
+   * a new one). Concurrent callers share one reload.
+   */
+  reload(): Promise<void> {
+    this.#reloading ??= this.#load().finally(() => {
+      this.#reloading = undefined;
+    });
+    return this.#reloading;
+  }
+
+  /**
+   * Snapshot, then tail, with no gap: the feed's tip is noted first, then the seq, then the
+   * snapshots and histories; the feed is then read from the tip. An event appended meanwhile is
+   * both loaded and read again, and the registry ignores it the second time (same seq, or a
+   * version it already holds).
+   */
+  async #load(): Promise<void> {
+    const { keys, link } = this;
+    const tip = await link.run('XREVRANGE feed', (client) => client.sendCommand<StreamEntry[]>(['XREVRANGE', keys.feed, '+', '-', 'COUNT', '1']));
+    const [incarnation, base, seq] = await link.run('init', (client) => INIT.run<[string, string, string]>(client, [keys.meta, keys.seq], [randomUUID(), runSeqBase()]));
+    const snapshots: Instance[] = [];
+    let cursor = '0';
+    do {
+      const [next, flat] = await link.run('HSCAN snapshots', (client) => client.sendCommand<[string, string[]]>(['HSCAN', keys.snapshots, cursor, 'COUNT', String(BATCH)]));
+      cursor = next;
+      for (let i = 1; i < flat.length; i += 2) snapshots.push(JSON.parse(flat[i]!) as Instance);
+    } while (cursor !== '0');
+    const events: InstanceEvent[] = [];
+    for (let i = 0; i < snapshots.length; i += BATCH) {
+      const ids = snapshots.slice(i, i + BATCH).map((instance) => instance.id);
+      const histories = await link.run('XRANGE histories', (client) => Promise.all(ids.map((id) => client.sendCommand<StreamEntry[]>(['XRANGE', keys.events(id), '-', '+']))), BATCH * 5);
+      for (const history of histories) for (const [, fields] of history) events.push(decodeEvent(fieldsOf(fields)));
+    }
+    events.sort((a, b) => a.seq - b.seq);
+    this.#incarnation = incarnation;
+    this.#feedId = tip[0]?.[0] ?? '0-0';
+    this.#receiver?.load(snapshots, events, { first: Number(base), last: Number(seq) });
+    this.options.log.info(`loaded ${snapshots.length} instance(s) and ${events.length} event(s) from Redis (history ${incarnation})`);
+  }
+
+  /** Reads the feed until closed; after an outage it checks it is still the same history, unbroken. */
+  async #follow(): Promise<void> {
+    const { keys, link } = this;
+    while (!this.#closed) {
+      try {
+        const reply = await link.runBlocking('XREAD feed', 'feed', (client) => client.sendCommand<[string, StreamEntry[]][] | null>(
+          ['XREAD', 'COUNT', String(BATCH), 'BLOCK', String(BLOCK_MS), 'STREAMS', keys.feed, this.#feedId]), BLOCK_MS);
+        for (const [id, fields] of reply?.[0]?.[1] ?? []) {
+          this.#feedId = id;
+          this.#deliver(fieldsOf(fields));
+        }
+      } catch (error) {
+        if (this.#closed) return;
+        if (!(error instanceof StoreUnavailableError)) this.options.log.error(`reading the change feed failed: ${messageOf(error)}`);
+        await Promise.race([link.whenUp(), pause(BLOCK_MS)]);
+        if (link.up) await this.#afterOutage().catch((problem: unknown) => this.options.log.warn(`catching up after the outage failed: ${messageOf(problem)}`));
+      }
+    }
+  }
+
+  /** Same history and the feed still reaches back to where this node was: carry on; otherwise reload. */
+  async #afterOutage(): Promise<void> {
+    const { keys, link } = this;
+    const incarnation = await link.run('HGET incarnation', (client) => client.hGet(keys.meta, 'incarnation'));
+    if (incarnation !== this.#incarnation) {
+      this.options.onForeignHistory(incarnation ? `Redis holds another history (${incarnation})` : 'Redis lost its data');
+      return;
+    }
+    const oldest = await link.run('XRANGE feed', (client) => client.sendCommand<StreamEntry[]>(['XRANGE', keys.feed, '-', '+', 'COUNT', '1']));
+    const first = oldest[0]?.[0];
+    if (first !== undefined && this.#feedId !== '0-0' && compareIds(first, this.#feedId) > 0) {
+      this.options.log.warn('this node was away longer than the change feed reaches back: reloading everything');
+      await this.reload();
+    }
+  }
+
+  #deliver(fields: Fields): void {
+    const receiver = this.#receiver;
+    if (!receiver) return;
+    if (fields.d !== undefined) receiver.dropped(fields.d);
+    else receiver.event(decodeEvent(fields));
+  }
+
+  /** A script's refusal as the contract's error. */
+  #scriptError(error: unknown, id: string, fence: Fence | undefined): unknown {
+    const message = messageOf(error);
+    const conflict = /^VERSION_CONFLICT (-?\d+)/.exec(message);
+    if (conflict) return new VersionConflictError(id, Number(conflict[1]));
+    const stale = /^STALE_FENCE (\S+)/.exec(message);
+    if (stale && fence) return new StaleFenceError(fence, stale[1] === 'none' ? undefined : Number(stale[1]));
+    if (message.startsWith('INCARNATION')) {
+      this.options.onForeignHistory(message.includes('none') ? 'Redis lost its data' : 'Redis holds another history');
+      return new StoreUnavailableError('Redis lost the history this node loaded; rebuilding it, try again shortly', 2, { cause: error });
+    }
+    return error;
+  }
+}
+
+function fieldsOf(flat: readonly string[]): Fields {
+  const fields: Fields = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  return fields;
+}
+
+function decodeEvent(fields: Fields): InstanceEvent {
+  return Object.freeze({ ...(JSON.parse(fields.e!) as NewEvent), seq: Number(fields.q) }) as InstanceEvent;
+}
+
+/** Stream ids `ms-n` compared as numbers. */
+export function compareIds(a: string, b: string): number {
+  const [am, an] = a.split('-').map(Number) as [number, number];
+  const [bm, bn] = b.split('-').map(Number) as [number, number];
+  return am - bm || an - bn;
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+export type { Client };

@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import type { Client } from './redis-link.js';
+
+/**
+ * A Lua script: sent by its SHA-1 (EVALSHA), and in full once when Redis does not know it (a
+ * restarted or failed-over Redis forgets loaded scripts). Scripts run atomically: every check
+ * and write of one append happens with no other command in between, on every node's behalf.
+ */
+export class Script {
+  readonly sha: string;
+
+  constructor(readonly name: string, readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  async run<T>(client: Client, keys: readonly string[], args: readonly (string | number)[]): Promise<T> {
+    const tail = [String(keys.length), ...keys, ...args.map(String)];
+    try {
+      return await client.sendCommand<T>(['EVALSHA', this.sha, ...tail]);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return client.sendCommand<T>(['EVAL', this.source, ...tail]);
+    }
+  }
+}
+
+/** Milliseconds on Redis's clock, so that no node's clock matters. */
+const NOW = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** A write of a history other than the one the node loaded is refused: the node reloads first. */
+const CHECK_INCARNATION = (metaKey: string, arg: string) => `
+local inc = redis.call('HGET', ${metaKey}, 'incarnation')
+if inc ~= ${arg} then return redis.error_reply('INCARNATION ' .. (inc or 'none')) end`;
+
+/**
+ * Opens or starts the history: a new incarnation (random id, seqs from `base`) when Redis holds
+ * none, which happens on first use and after Redis lost its data.
+ * KEYS: meta, seq. ARGV: candidate incarnation, candidate base. Returns {incarnation, base, seq}.
+ */
+export const INIT = new Script('init', `
+if redis.call('HSETNX', KEYS[1], 'incarnation', ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'base', ARGV[2])
+  redis.call('SET', KEYS[2], tonumber(ARGV[2]) - 1)
+end
+return {redis.call('HGET', KEYS[1], 'incarnation'), redis.call('HGET', KEYS[1], 'base'), redis.call('GET', KEYS[2])}
+`);
+
+/**
+ * One event: the version check (a stale writer loses), the next seq, the event in the
+ * instance's history and in the feed, the snapshot, retention bookkeeping, the outbox item when
+ * someone consumes it, and the kernel's compaction rule (compactHistory in core/store): the
+ * newest of each kind spared first, the cap hard.
+ * KEYS: 1 events(id), 2 versions, 3 snapshots, 4 feed, 5 seq, 6 meta, 7 deregistered, 8 outbox,
+ *       9 outbox-on, 10 the fence's epoch (meta when there is no fence).
+ * ARGV: 1 id, 2 version, 3 compaction kind, 4 event JSON (no seq), 5 snapshot JSON,
+ *       6 max events per instance, 7 feed max length, 8 type, 9 from status, 10 to status,
+ *       11 timestamp, 12 incarnation, 13 fence token or '', 14 '' | '-' (registered) | ms (deregistered).
+ * Returns the seq, or an error VERSION_CONFLICT <last> | STALE_FENCE <current> | INCARNATION <id>.
+ */
+export const APPEND = new Script('append', `
+${CHECK_INCARNATION('KEYS[6]', 'ARGV[12]')}
+if ARGV[13] ~= '' then
+  local current = redis.call('GET', KEYS[10])
+  if current ~= ARGV[13] then return redis.error_reply('STALE_FENCE ' .. (current or 'none')) end
+end
+local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
+if last >= tonumber(ARGV[2]) then return redis.error_reply('VERSION_CONFLICT ' .. last) end
+local seq = redis.call('INCR', KEYS[5])
+redis.call('XADD', KEYS[1], '*', 'q', seq, 'k', ARGV[3], 'e', ARGV[4])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], '*', 'q', seq, 'i', ARGV[1], 'e', ARGV[4])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[5])
+if ARGV[14] == '-' then redis.call('ZREM', KEYS[7], ARGV[1])
+elseif ARGV[14] ~= '' then redis.call('ZADD', KEYS[7], ARGV[14], ARGV[1]) end
+if redis.call('EXISTS', KEYS[9]) == 1 then
+  redis.call('XADD', KEYS[8], '*', 'q', seq, 'i', ARGV[1], 'v', ARGV[2], 't', ARGV[8], 'f', ARGV[9], 'o', ARGV[10], 'ts', ARGV[11])
+end
+local max = tonumber(ARGV[6])
+if redis.call('XLEN', KEYS[1]) > max then
+  local all = redis.call('XRANGE', KEYS[1], '-', '+')
+  local kinds = {}
+  for j = 1, #all do
+    local f = all[j][2]
+    for k = 1, #f, 2 do if f[k] == 'k' then kinds[j] = f[k + 1] end end
+  end
+  local newest, seen = {}, {}
+  for j = #all, 1, -1 do
+    if not seen[kinds[j]] then seen[kinds[j]] = true; newest[j] = true end
+  end
+  local excess = #all - max
+  local drop, gone = {}, {}
+  for j = 1, #all do
+    if excess > 0 and not newest[j] then drop[#drop + 1] = all[j][1]; gone[j] = true; excess = excess - 1 end
+  end
+  for j = 1, #all do
+    if excess > 0 and not gone[j] then drop[#drop + 1] = all[j][1]; excess = excess - 1 end
+  end
+  for j = 1, #drop, 500 do redis.call('XDEL', KEYS[1], unpack(drop, j, math.min(j + 499, #drop))) end
+end
+return seq
+`);
+
+/**
+ * Drops a deregistered instance's whole history (retention), fenced by the retention lease's
+ * token; an instance registered again meanwhile is left alone. Every node forgets it from the feed.
+ * KEYS: 1 events(id), 2 versions, 3 snapshots, 4 feed, 5 deregistered, 6 epoch, 7 meta.
+ * ARGV: 1 id, 2 token, 3 feed max length, 4 incarnation. Returns 1 when dropped, 0 when not deregistered.
+ */
+export const DROP = new Script('drop', `
+${CHECK_INCARNATION('KEYS[7]', 'ARGV[4]')}
+local current = redis.call('GET', KEYS[6])
+if current ~= ARGV[2] then return redis.error_reply('STALE_FENCE ' .. (current or 'none')) end
+if not redis.call('ZSCORE', KEYS[5], ARGV[1]) then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[5], ARGV[1])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 'd', ARGV[1])
+return 1
+`);
+
+/**
+ * A node's heartbeat: its expiry moves on, expired nodes leave, and the live set comes back with
+ * the history's incarnation (an empty one means Redis lost its data). A second process using a
+ * live node's id is refused: both would think they own the same instances.
+ * KEYS: nodes, node owners, meta. ARGV: node id, ttl ms, process token.
+ * Returns {live node ids, incarnation or ''}, or an error DUPLICATE_NODE.
+ */
+export const HEARTBEAT = new Script('heartbeat', `
+${NOW}
+local owner = redis.call('HGET', KEYS[2], ARGV[1])
+local expiry = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '0')
+if owner and owner ~= ARGV[3] and expiry > now then return redis.error_reply('DUPLICATE_NODE ' .. ARGV[1]) end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+return {redis.call('ZRANGE', KEYS[1], 0, -1), redis.call('HGET', KEYS[3], 'incarnation') or ''}
+`);
+
+/**
+ * A node leaving on purpose (SIGTERM): out of the live set and out of its leases at once, so the
+ * others take over within one beat instead of one TTL.
+ * KEYS: nodes, node owners, then the lease keys. ARGV: node id, process token.
+ */
+export const LEAVE = new Script('leave', `
+if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+end
+local holder = ARGV[1] .. '|' .. ARGV[2] .. '|'
+for j = 3, #KEYS do
+  local current = redis.call('GET', KEYS[j])
+  if current and string.sub(current, 1, #holder) == holder then redis.call('DEL', KEYS[j]) end
+end
+return 1
+`);
+
+/**
+ * Takes or renews a lease. A new grant gets the next fencing token; the holder's renewal keeps
+ * its token. KEYS: lease, epoch. ARGV: holder (`<node>|<process token>`), ttl ms.
+ * Returns the token while held, nil when another node holds it.
+ */
+export const LEASE = new Script('lease', `
+local current = redis.call('GET', KEYS[1])
+local holder = ARGV[1] .. '|'
+if not current then
+  local token = redis.call('INCR', KEYS[2])
+  redis.call('SET', KEYS[1], holder .. token, 'PX', ARGV[2])
+  return token
+end
+if string.sub(current, 1, #holder) == holder then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return tonumber(string.sub(current, #holder + 1))
+end
+return false
+`);
+
+/**
+ * Every live entry of a shared map; keys whose entry expired leave the index.
+ * KEYS: the map's key index. ARGV: the prefix of its entries. Returns {key, value, key, value...}.
+ */
+export const MAP_ENTRIES = new Script('map-entries', `
+local keys = redis.call('SMEMBERS', KEYS[1])
+local result = {}
+for _, key in ipairs(keys) do
+  local value = redis.call('GET', ARGV[1] .. key)
+  if value then result[#result + 1] = key; result[#result + 1] = value
+  else redis.call('SREM', KEYS[1], key) end
+end
+return result
+`);
