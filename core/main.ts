@@ -73,15 +73,17 @@ export async function main(argv: readonly string[]): Promise<void> {
         },
       );
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  // A signal listener also gets the signal's number; it must not become the exit code.
+  const onSignal = (signal: NodeJS.Signals) => shutdown(signal);
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
   kernel.onExitRequest((exitCode) => shutdown('exit requested', exitCode));
   try {
     await started;
   } catch (error) {
     log.error(`start-up failed: ${messageOf(error)}`);
-    process.removeListener('SIGTERM', shutdown);
-    process.removeListener('SIGINT', shutdown);
+    process.removeListener('SIGTERM', onSignal);
+    process.removeListener('SIGINT', onSignal);
     process.exitCode = 1;
   }
 }

@@ -1,0 +1,102 @@
+import * as assert from 'uvu/assert';
+import type { Daemon } from '../../support/daemon-process.js';
+import { Fleet } from '../../support/fleet.js';
+import { call, eventually } from '../../support/http.js';
+import { startRedis, type RedisProcess } from '../../support/redis-server.js';
+import { requireBinary } from '../../support/require-binary.js';
+import { openSse } from '../sse/client.js';
+import { assertNoDuplicates, converged, eventsOf, instancesOf, register, startNodes, statusesOf, stopAll } from './support.js';
+
+const { test, path: redisServer } = requireBinary('redis-server', 'apt-get install redis-server');
+
+let redis: RedisProcess | undefined;
+let fleet: Fleet | undefined;
+const running: Daemon[] = [];
+
+test.before(async () => {
+  fleet = await Fleet.start();
+});
+
+test.after.each(async () => {
+  await stopAll(running.splice(0));
+  await redis?.stop();
+  redis = undefined;
+});
+
+test.after(async () => {
+  await fleet?.close();
+});
+
+const lines = (node: Daemon, pattern: RegExp) => node.logs().filter((line) => pattern.test(line));
+const post = (node: Daemon, k: number) => call('POST', `${node.url}/instances`, { json: fleet!.registration(k) });
+
+/**
+ * While Redis is away: reads and streams are served, writes get 503 with Retry-After and the JSON
+ * error body, each node keeps checking what it owned; once back, a status that changed meanwhile
+ * is written, and registrations work again.
+ */
+async function outage(kind: 'shutdown' | 'hang'): Promise<void> {
+  redis = await startRedis(redisServer, { persistent: true });
+  const nodes = await startNodes(2, { redisUrl: redis.url });
+  running.push(...nodes);
+  const ids = new Map<number, string>();
+  for (let k = 1; k <= 10; k += 1) ids.set(k, await register(nodes[k % 2]!, fleet!.registration(k)));
+  await eventually(async () => (await instancesOf(nodes[0]!)).every((i) => i.statusInfo.status === 'UP'), 'every instance UP');
+  const stream = await openSse(`${nodes[0]!.url}/instances/events`);
+  try {
+    if (kind === 'shutdown') await redis.stop();
+    else redis.signal('SIGSTOP');
+    await eventually(() => nodes.every((node) => lines(node, /Redis is unreachable/).length > 0), 'both nodes noticing');
+    const refused = await post(nodes[1]!, 50);
+    assert.is(refused.status, 503);
+    assert.is(refused.headers.get('retry-after'), '5');
+    assert.match((refused.json as { message: string }).message, /the registry cannot take writes now/);
+    assert.is((refused.json as { status: number }).status, 503);
+    assert.is((await call('GET', `${nodes[0]!.url}/instances`)).status, 200);
+    assert.is((await instancesOf(nodes[1]!)).length, 10);
+    // Checks go on; the change cannot be written yet.
+    fleet!.setStatus(3, 'DOWN');
+    const since = Date.now();
+    await eventually(() => (fleet!.checksSince(since).get(3)?.length ?? 0) >= 2, 'instance 3 still checked');
+    assert.not.ok(statusesOf(await eventsOf(nodes[0]!), ids.get(3)!).includes('DOWN'));
+    if (kind === 'shutdown') redis = await redis.restart();
+    else redis.signal('SIGCONT');
+    await eventually(() => nodes.every((node) => lines(node, /Redis is reachable again/).length > 0), 'both nodes back', 15_000);
+    await eventually(async () => statusesOf(await eventsOf(nodes[1]!), ids.get(3)!).includes('DOWN'), 'the change written after the outage');
+    await stream.waitFor((m) => m.json.instance === ids.get(3) && m.json.statusInfo?.status === 'DOWN', 'the change on the stream that stayed open');
+    assert.is((await post(nodes[1]!, 50)).status, 201);
+    const events = await converged(nodes);
+    assertNoDuplicates(events);
+    assert.equal(statusesOf(events, ids.get(3)!), ['UP', 'DOWN']);
+  } finally {
+    stream.close();
+    fleet!.setStatus(3, 'UP');
+  }
+}
+
+test('Redis shut down and restarted: reads served, writes 503, the change made meanwhile written once it is back', () => outage('shutdown'));
+
+test('Redis hung (SIGSTOP): commands time out instead of hanging the node; the same recovery', () => outage('hang'));
+
+test('Redis restarted empty: every node notices and rebuilds the registry from what it checked', async () => {
+  redis = await startRedis(redisServer);
+  const nodes = await startNodes(3, { redisUrl: redis.url });
+  running.push(...nodes);
+  const ids: string[] = [];
+  for (let k = 301; k <= 315; k += 1) ids.push(await register(nodes[k % 3]!, fleet!.registration(k)));
+  await eventually(async () => (await instancesOf(nodes[0]!)).every((i) => i.statusInfo.status === 'UP'), 'every instance UP');
+  const before = await eventsOf(nodes[0]!);
+  await redis.stop();
+  redis = await redis.restart({ empty: true });
+  await eventually(() => nodes.every((node) => lines(node, /Redis lost its data|Redis holds another history/).length > 0), 'every node noticing the lost history', 15_000);
+  await eventually(async () => {
+    const lists = await Promise.all(nodes.map((node) => instancesOf(node)));
+    return lists.every((list) => list.length === ids.length && list.every((i) => i.statusInfo.status === 'UP'));
+  }, 'every instance back and UP on every node', 15_000);
+  const events = await converged(nodes);
+  assertNoDuplicates(events);
+  for (const id of ids) assert.equal(events.filter((e) => e.instance === id && e.type === 'REGISTERED').length, 1, `${id} registered once in the new history`);
+  assert.ok(before.length > 0 && JSON.stringify(events) !== JSON.stringify(before), 'a new history');
+});
+
+test.run();
