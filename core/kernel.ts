@@ -247,7 +247,8 @@ function instanceAuthOf(settings: KernelConfig): InstanceAuthSettings {
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // A deeper accept queue than Node's 511: a fleet re-registering at once after a restart is a burst of connections.
+    server.listen({ port, host, backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -28,6 +28,16 @@ let requests = 0;
 let recording = false;
 let recordedIds: number[] = [];
 let recordedAt: number[] = [];
+/** Which Vigil node made each recorded check (from `User-Agent: Vigil/<v> (node <id>)`), as an index into `nodeNames`. */
+let recordedBy: number[] = [];
+const nodeNames: string[] = [];
+
+function nodeOf(userAgent: string | undefined): number {
+  const name = userAgent === undefined ? '?' : /\(node ([^)]+)\)/.exec(userAgent)?.[1] ?? '?';
+  let index = nodeNames.indexOf(name);
+  if (index < 0) index = nodeNames.push(name) - 1;
+  return index;
+}
 
 function send(res: ServerResponse, body: Buffer): void {
   res.writeHead(200, ['content-type', V3, 'content-length', String(body.length)]);
@@ -50,6 +60,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     if (recording) {
       recordedIds.push(n);
       recordedAt.push(Date.now());
+      recordedBy.push(nodeOf(req.headers['user-agent']));
     }
     send(res, health);
   } else if (rest === '/actuator/info') {
@@ -84,11 +95,12 @@ process.on('message', (message: FleetRequest) => {
       if (message.on) {
         recordedIds = [];
         recordedAt = [];
+        recordedBy = [];
       }
       reply({ type: 'recording', on: recording });
       break;
     case 'dump':
-      reply({ type: 'dump', ids: recordedIds, at: recordedAt });
+      reply({ type: 'dump', ids: recordedIds, at: recordedAt, by: recordedBy, nodeNames });
       break;
   }
 });

@@ -11,8 +11,8 @@ export type FleetReply =
   /** `infoSeen`: instances whose info was requested at least once (so: UP, endpoints detected). */
   | { readonly type: 'progress'; readonly requests: number; readonly infoSeen: number; readonly healthTotal: number }
   | { readonly type: 'recording'; readonly on: boolean }
-  /** One entry per health request while recording: instance number and wall-clock time (ms). */
-  | { readonly type: 'dump'; readonly ids: number[]; readonly at: number[] };
+  /** One entry per health request while recording: instance number, wall-clock time (ms), and the checking node (an index into `nodeNames`). */
+  | { readonly type: 'dump'; readonly ids: number[]; readonly at: number[]; readonly by: number[]; readonly nodeNames: string[] };
 
 export type PollerRequest = { readonly type: 'start' } | { readonly type: 'stats' };
 

@@ -1,14 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
-import { machine, root, round, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { machine, round, stopProcess, type Figure, type FigureSpec } from '../support.js';
 import { gapPercentiles, minimumCoverage, perInterval, type HealthLog } from './coverage.js';
 import type { FleetReply, FleetRequest, PollerReply, PollerRequest } from './fleet-protocol.js';
+import { ask, countUp, freePort, registerFleet, startChild, startDaemon, waitForFleet } from './harness.js';
 import { ProcessMeter } from './proc-stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,8 +27,6 @@ const STATUS_INTERVAL_MS = 10_000;
 const STATUS_LIFETIME_MS = 10_000;
 const COVERAGE_WINDOW_MS = STATUS_INTERVAL_MS + 1000;
 const COVERAGE_STEP_MS = 250;
-const REGISTRATION_CONCURRENCY = 32;
-const APPLICATIONS = 100;
 /** Extra node flags for the daemon when looking into it (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc`). */
 const DAEMON_NODE_OPTIONS = (process.env.BENCH_MONITORING_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 
@@ -82,14 +79,14 @@ async function measureDaemon(fleet: ChildProcess, ports: number[]): Promise<Meas
     '',
   ].join('\n'));
   const port = await freePort();
-  const daemon = await startDaemon(config, port);
+  const daemon = await startDaemon(config, port, DAEMON_NODE_OPTIONS);
   const url = `http://127.0.0.1:${port}`;
   try {
     const started = Date.now();
     const registering = new ProcessMeter(daemon.pid!);
-    await registerFleet(url, ports);
+    await registerFleet(url, ports, INSTANCES);
     const registered = Date.now();
-    await waitForFleet(fleet);
+    await waitForFleet(fleet, INSTANCES);
     const load = registering.stop();
     const ready = Date.now();
     const up = await countUp(url);
@@ -146,123 +143,6 @@ async function measureWindow(fleet: ChildProcess, subject: ChildProcess, label: 
   console.log(`  ${label}: coverage ${round(coverage.share)} (minimum over ${coverage.windows} windows of ${COVERAGE_WINDOW_MS / 1000} s; worst at +${sec(coverage.worstStart - from)} s), `
     + `CPU ${pct(usage.cpuShare)} of one core over ${round(usage.seconds)} s, peak RSS ${round(usage.peakRssMb)} MB (VmHWM ${round(usage.hwmMb)} MB); fake fleet CPU ${pct(fleetUsage.cpuShare)}`);
   return { coverage: coverage.share, cpuShare: usage.cpuShare, peakRssMb: usage.peakRssMb, hwmMb: usage.hwmMb };
-}
-
-/** POST /instances for the whole fleet, a bounded number at a time. */
-async function registerFleet(url: string, ports: number[]): Promise<void> {
-  const agent = new Agent({ connections: REGISTRATION_CONCURRENCY });
-  let next = 0;
-  const worker = async () => {
-    for (let n = next++; n < INSTANCES; n = next++) {
-      const base = `http://127.0.0.1:${ports[n % ports.length]}/i/${n}`;
-      const body = JSON.stringify({
-        name: `fleet-${n % APPLICATIONS}`,
-        healthUrl: `${base}/actuator/health`,
-        managementUrl: `${base}/actuator`,
-        serviceUrl: `${base}/`,
-        metadata: { 'tags.fleet': 'bench', startup: '2026-01-01T00:00:00Z' },
-      });
-      const res = await request(`${url}/instances`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body });
-      await res.body.dump();
-      if (res.statusCode !== 201) throw new Error(`registration ${n} failed: ${res.statusCode}`);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: REGISTRATION_CONCURRENCY }, worker));
-  } finally {
-    await agent.close();
-  }
-}
-
-/** Until every instance's info was requested: it was UP, its endpoints were detected, its info read. */
-async function waitForFleet(fleet: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 10 * 60_000;
-  for (;;) {
-    const { infoSeen } = await ask<FleetRequest, FleetReply, 'progress'>(fleet, { type: 'progress' }, 'progress');
-    if (infoSeen >= INSTANCES) return;
-    if (Date.now() > deadline) throw new Error(`only ${infoSeen} of ${INSTANCES} instances reached their info endpoint in 10 min`);
-    await sleep(500);
-  }
-}
-
-/** Black-box check through the REST API: how many registered instances are UP. */
-async function countUp(url: string): Promise<number> {
-  const res = await request(`${url}/applications`, { headers: { accept: 'application/json' } });
-  const applications = (await res.body.json()) as { instances: { statusInfo: { status: string } }[] }[];
-  return applications.reduce((sum, app) => sum + app.instances.filter((i) => i.statusInfo.status === 'UP').length, 0);
-}
-
-/** The daemon, on a port chosen here (at log-level warn it logs no "listening" line), once it answers. */
-async function startDaemon(config: string, port: number): Promise<ChildProcess> {
-  const args = [...DAEMON_NODE_OPTIONS, join(root, 'bin', 'vigil.js'), '--config', config, '--port', String(port)];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  // With diagnostic flags the output may be large (--trace-gc): it goes to a file instead.
-  const logFile = DAEMON_NODE_OPTIONS.length > 0 ? join(tmpdir(), `vigil-bench-monitoring-${process.pid}.log`) : undefined;
-  if (logFile) console.log(`  daemon: node ${DAEMON_NODE_OPTIONS.join(' ')}; output in ${logFile}`);
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    if (logFile) appendFileSync(logFile, chunk);
-    else if (output.length < 1_000_000) output += chunk.toString('utf8');
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the daemon exited (${child.exitCode}):\n${output}`);
-    try {
-      const res = await request(`http://127.0.0.1:${port}/applications`);
-      await res.body.dump();
-      if (res.statusCode === 200) return child;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) {
-      await stopProcess(child);
-      throw new Error(`the daemon did not answer within 20 s:\n${output}`);
-    }
-    await sleep(100);
-  }
-}
-
-function startChild(script: string, args: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [script, ...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('spawn', () => resolve(child));
-    child.once('error', reject);
-  });
-}
-
-/** Sends `message` (if any) and resolves with the next reply of type `type`. */
-function ask<Req, Reply extends { type: string }, T extends Reply['type']>(child: ChildProcess, message: Req | undefined, type: T): Promise<Extract<Reply, { type: T }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (reply: Reply) => {
-      if (reply.type !== type) return;
-      cleanup();
-      resolve(reply as Extract<Reply, { type: T }>);
-    };
-    const onExit = (code: number | null) => {
-      cleanup();
-      reject(new Error(`child process exited (${code}) while waiting for "${type}"`));
-    };
-    const cleanup = () => {
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    };
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-    if (message !== undefined) child.send(message as object);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function pct(share: number): string {

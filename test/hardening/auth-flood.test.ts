@@ -118,10 +118,15 @@ test(`auth flood: ${FLOOD} distinct wrong passwords from ${ADDRESSES.length} add
         await delay(250);
       }
     })();
-    const replies = await flood;
+    let replies: AddressedReply[];
+    try {
+      replies = await flood;
+    } finally {
+      // Also when the flood failed: a poll left running would outlive the kernel it polls.
+      flooding = false;
+      await polling.catch(() => undefined);
+    }
     const floodEnd = Date.now();
-    flooding = false;
-    await polling;
     // Every instance's first check after the flood closes its last gap (one still missing counts up to now).
     await eventually(() => all.every((n) => checksOf(fleet, n).at(-1)! >= floodEnd), 'a check of every instance after the flood', 2 * MAX_GAP_MS)
       .catch(() => undefined);
