@@ -55,6 +55,15 @@ export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
+export {
+  LabelledCounts, LabelledHistogram, METRICS,
+  type CounterFamily, type GaugeFamily, type HistogramFamily, type HistogramSample, type MetricFamily, type MetricLabels, type MetricSample,
+} from './contract/metrics.js';
+export { LIVENESS_PATH, READINESS, READINESS_PATH, type Readiness, type ReadinessCheck } from './contract/readiness.js';
+export {
+  API_DESCRIPTION, ERROR_RESPONSE, openApiPath, pathParameter,
+  type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
+} from './contract/api-description.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
@@ -81,7 +90,20 @@ export interface VigilPlugin<Config = unknown> {
   start?(ctx: PluginContext<Config>): void | Promise<void>;
   /** Ends background work and releases resources; runs in reverse order. Must finish within the timeout. */
   stop?(ctx: PluginContext<Config>): void | Promise<void>;
+  /**
+   * Applies a changed section while running (SIGHUP, `systemctl reload`), without dropping a
+   * connection or a stream. Called only once the whole new config is valid, only when this
+   * plugin's section differs from the running one, and under the same timeout as `start`. It
+   * returns the dotted keys it could not apply (they need a restart; each is named in a warning),
+   * or nothing. Throwing refuses the change for this plugin (logged) and keeps its old config.
+   * Once it resolves, `ctx.config` is the new section. Without this member, any change to the
+   * section is reported as needing a restart.
+   */
+  reload?(ctx: PluginContext<Config>, config: Config): ReloadResult | Promise<ReloadResult>;
 }
+
+/** What `reload` returns: nothing when everything applied, else the keys that need a restart. */
+export type ReloadResult = void | readonly string[];
 
 /** What the kernel hands each plugin. One context per plugin; nothing in it leaks kernel internals. */
 export interface PluginContext<Config = unknown> {
@@ -251,6 +273,10 @@ export interface HttpRoutes {
 }
 
 /**
+ * Tokens plugins contribute to and the kernel or a default plugin collects: `DETECTION_STRATEGY`
+ * (the monitor), `METRICS` (`GET /metrics`), `READINESS` (`GET /health/readiness`, the kernel adds
+ * its phase), `API_DESCRIPTION` (`GET /openapi.json`). Contribute in `setup`.
+ *
  * Tokens the kernel reads or fills itself: `EVENT_LOG`, `OWNERSHIP`, `LEASES`, `SHARED_STATE`,
  * `EVENT_OUTBOX` and `NODE_ID`. A plugin (`cluster-redis`) may provide them in its `setup`; once
  * every plugin has set up, the kernel provides one process's own for each one left, so from
