@@ -228,6 +228,11 @@ export interface VigilRequest extends IncomingMessage {
   originalUrl: string;
   /** Principal set by an auth hook, for logs. */
   user?: string;
+  /**
+   * The pattern of the route serving the request, as its plugin registered it (`/instances/:id`),
+   * set when the route's handler is called. Bounded, unlike the path: what metrics label by.
+   */
+  route?: string;
 }
 
 export type RouteHandler = (req: VigilRequest, res: ServerResponse) => unknown;
@@ -270,6 +275,13 @@ export interface HttpRoutes {
   sendError(req: VigilRequest, res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void;
   /** Every route registered so far, as `METHOD /full/path` (for audits such as the auth sweep). */
   routes(): readonly { method: HttpMethod; path: string }[];
+  /**
+   * Calls `listener` once per request, when its response has finished or its connection closed
+   * (streams: when they end). `req.route` is then the route that served it, or that would have
+   * (a request a hook answered, e.g. a 401), or undefined when no route matches. Keep it cheap:
+   * it runs for every request. Nothing is observed unless a plugin asks.
+   */
+  onResponse(listener: (req: VigilRequest, res: ServerResponse) => void): void;
 }
 
 /**
