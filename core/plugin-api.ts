@@ -44,6 +44,7 @@ export { readBody } from './http/read-body.js';
 export { appendVary, varyOnWrite } from './http/vary.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { InFlight } from './in-flight.js';
+export { vigilVersion } from './version.js';
 export { parseRegistration } from './store/registration.js';
 export { defineToken, type ServiceToken } from './contract/tokens.js';
 export {
