@@ -45,9 +45,10 @@ export function planReload(settings: KernelConfig, running: ReadonlyMap<string, 
     const before = (settings as Record<string, unknown>)[key];
     const after = (next.settings as Record<string, unknown>)[key];
     if (sameValue(before, after)) continue;
-    if ((RELOADABLE_KERNEL_KEYS as readonly string[]).includes(key)) kernel.push(key as (typeof RELOADABLE_KERNEL_KEYS)[number]);
-    else restart.push(key);
+    if (!(RELOADABLE_KERNEL_KEYS as readonly string[]).includes(key)) restart.push(key);
   }
+  for (const key of RELOADABLE_KERNEL_KEYS) if (!sameValue(settings[key], next.settings[key])) kernel.push(key);
+  restart.sort();
   const listed = (entries: [string, number][]) => entries.sort((a, b) => a[1] - b[1]).map(([name]) => name).join(', ');
   const before = listed([...running].map(([name, item]) => [name, item.rank]));
   const after = listed(next.plugins.map((item) => [item.plugin.name, item.rank]));

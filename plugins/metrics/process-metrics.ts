@@ -2,6 +2,9 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 
 let shared: Registry | undefined;
 
+/** Gauges prom-client names like counters; Prometheus's lint refuses them, and their per-type twins stay. */
+const MISNAMED = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 /**
  * prom-client's process and Node.js metrics (`process_*`, `nodejs_*`, under their usual names so
  * existing Node.js dashboards work). They describe the process, not a kernel, and collecting
@@ -13,6 +16,7 @@ export function processRegistry(): Registry {
   if (!shared) {
     shared = new Registry();
     collectDefaultMetrics({ register: shared });
+    for (const name of MISNAMED) shared.removeSingleMetric(name);
   }
   return shared;
 }

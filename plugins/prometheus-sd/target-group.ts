@@ -39,8 +39,8 @@ export function scrapeUrl(instance: Instance): URL | undefined {
 /**
  * One target group per instance: the address, scheme and path Prometheus scrapes, and the
  * instance as `__meta_vigil_*` labels for relabelling. Every value goes through the JSON views
- * (`metadata-keys-to-sanitize` applies, URL passwords are masked); a metadata or tag value that
- * is a URL with a password gets it masked too. The scrape URL's credentials are never passed on.
+ * (`metadata-keys-to-sanitize` applies); URLs lose their userinfo, in metadata and tags too. The
+ * scrape URL's credentials are never passed on: Prometheus scrapes with its own.
  */
 export function targetGroup(instance: Instance, views: JsonViews): TargetGroup | undefined {
   const url = scrapeUrl(instance);
@@ -52,10 +52,10 @@ export function targetGroup(instance: Instance, views: JsonViews): TargetGroup |
     __meta_vigil_application: String(registration.name),
     __meta_vigil_instance_id: instance.id,
     __meta_vigil_status: instance.statusInfo.status,
-    __meta_vigil_health_url: String(registration.healthUrl),
+    __meta_vigil_health_url: withoutUserinfo(instance.registration!.healthUrl),
   };
-  if (registration.managementUrl) labels.__meta_vigil_management_url = String(registration.managementUrl);
-  if (registration.serviceUrl) labels.__meta_vigil_service_url = String(registration.serviceUrl);
+  if (registration.managementUrl) labels.__meta_vigil_management_url = withoutUserinfo(instance.registration!.managementUrl!);
+  if (registration.serviceUrl) labels.__meta_vigil_service_url = withoutUserinfo(instance.registration!.serviceUrl!);
   if (instance.buildVersion) labels.__meta_vigil_build_version = instance.buildVersion;
   // Query parameters of a detected endpoint travel as Prometheus's `__param_<name>`.
   for (const [name, value] of url.searchParams) if (/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) labels[`__param_${name}`] ??= value;
@@ -68,6 +68,23 @@ export function targetGroup(instance: Instance, views: JsonViews): TargetGroup |
 function addAll(labels: Record<string, string>, prefix: string, values: Readonly<Record<string, string>>): void {
   for (const key of Object.keys(values).sort()) {
     const name = labelName(prefix, key);
-    if (labels[name] === undefined) labels[name] = maskUrlPassword(values[key]!);
+    if (labels[name] === undefined) labels[name] = withoutUserinfo(values[key]!);
+  }
+}
+
+/**
+ * A label value with any URL userinfo removed, user name included: a label is read by whoever
+ * reads Prometheus. What does not parse as a URL still gets its password masked.
+ */
+export function withoutUserinfo(value: string): string {
+  if (!value.includes('@')) return value;
+  try {
+    const url = new URL(value);
+    if (url.username === '' && url.password === '') return maskUrlPassword(value);
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return maskUrlPassword(value);
   }
 }
