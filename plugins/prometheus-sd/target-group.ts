@@ -61,7 +61,8 @@ export function targetGroup(instance: Instance, views: JsonViews): TargetGroup |
   for (const [name, value] of url.searchParams) if (/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) labels[`__param_${name}`] ??= value;
   addAll(labels, '__meta_vigil_tag_', views.instance(instance).tags as Record<string, string>);
   addAll(labels, '__meta_vigil_metadata_', registration.metadata as Record<string, string>);
-  return { targets: [`${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port || DEFAULT_PORTS[url.protocol]}`], labels };
+  // `hostname` keeps an IPv6 address in brackets, as a target needs it.
+  return { targets: [`${url.hostname}:${url.port || DEFAULT_PORTS[url.protocol]}`], labels };
 }
 
 /** Adds sanitised names in key order; when two keys sanitise to one name, the first keeps it. */
