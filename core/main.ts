@@ -27,6 +27,11 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = await runHashPasswordCommand({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, isTTY: Boolean(process.stdin.isTTY) });
     return;
   }
+  if (options.command === 'probe') {
+    const { runProbeCommand } = await import('./probe-command.js');
+    process.exitCode = await runProbeCommand(options.args ?? [], { stdout: process.stdout, stderr: process.stderr });
+    return;
+  }
   if (options.command === 'version') {
     process.stdout.write(`${vigilVersion()}\n`);
     return;

@@ -1,5 +1,5 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, HttpError, definePlugin, type VigilRequest } from '../../core/plugin-api.js';
-import { targetGroup, type TargetGroup } from './target-group.js';
+import { API_DESCRIPTION, ERROR_RESPONSE, HttpError, definePlugin, type Instance, type JsonViews, type VigilRequest } from '../../core/plugin-api.js';
+import { targetGroup } from './target-group.js';
 
 const PARAMETERS = new Set(['application', 'status']);
 
@@ -18,6 +18,25 @@ function selection(req: VigilRequest): { applications: Set<string> | undefined; 
 }
 
 /**
+ * Each instance's target group as JSON text, kept per snapshot: snapshots are immutable, so an
+ * instance that did not change since the last refresh costs a lookup. The sanitised registration
+ * view it was made from is kept too: when `metadata-keys-to-sanitize` changes (reload) the views
+ * are new, and so is every group.
+ */
+function groupTexts(): (instance: Instance, views: JsonViews) => string | undefined {
+  const cache = new WeakMap<Instance, { readonly view: object; readonly text: string | undefined }>();
+  return (instance, views) => {
+    const view = views.registration(instance.registration!);
+    const cached = cache.get(instance);
+    if (cached?.view === view) return cached.text;
+    const group = targetGroup(instance, views);
+    const text = group && JSON.stringify(group);
+    cache.set(instance, { view, text });
+    return text;
+  };
+}
+
+/**
  * `prometheus-sd`: `GET /prometheus/sd`, Prometheus's HTTP service discovery over the registry,
  * so Prometheus scrapes every registered instance without a bridge. The whole list every time
  * (`[]` when empty), as Prometheus requires; `?application=` and `?status=` select.
@@ -27,16 +46,17 @@ export default definePlugin({
   version: '1.0.0',
   configKey: null,
   setup(ctx) {
+    const groupText = groupTexts();
     ctx.http.route('GET', '/prometheus/sd', (req, res) => {
       const { applications, statuses } = selection(req);
-      const groups: TargetGroup[] = [];
+      const groups: string[] = [];
       for (const instance of ctx.instances.list()) {
         if (applications && !applications.has(instance.registration!.name)) continue;
         if (statuses && !statuses.has(instance.statusInfo.status)) continue;
-        const group = targetGroup(instance, ctx.views);
-        if (group) groups.push(group);
+        const text = groupText(instance, ctx.views);
+        if (text !== undefined) groups.push(text);
       }
-      const text = JSON.stringify(groups);
+      const text = `[${groups.join(',')}]`;
       // Prometheus accepts exactly this media type (with or without the charset).
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
       res.end(text);
@@ -47,7 +67,7 @@ export default definePlugin({
         '/prometheus/sd': {
           get: {
             tags: ['ops'], summary: 'Prometheus HTTP service discovery: one target group per registered instance', operationId: 'prometheusTargets',
-            description: 'Targets are the instance\'s prometheus endpoint (detected, else management URL + /prometheus). Labels: __scheme__, __metrics_path__, __meta_vigil_application, __meta_vigil_instance_id, __meta_vigil_status, __meta_vigil_health_url, __meta_vigil_management_url, __meta_vigil_service_url, __meta_vigil_build_version, __meta_vigil_tag_<key>, __meta_vigil_metadata_<key> (names made valid for Prometheus, values sanitised).',
+            description: 'Targets are the instance\'s prometheus endpoint (detected, else management URL + /prometheus). Labels: __scheme__, __metrics_path__, __meta_vigil_application, __meta_vigil_instance_id, __meta_vigil_status, __meta_vigil_service_url, __meta_vigil_build_version, __meta_vigil_tag_<key>, __meta_vigil_metadata_<key> (tags.* keys appear as tags only; names made valid for Prometheus, values sanitised, URLs without userinfo).',
             parameters: [
               { name: 'application', in: 'query', required: false, description: 'Only these applications (repeat for several)', schema: list, style: 'form', explode: true },
               { name: 'status', in: 'query', required: false, description: 'Only instances with these statuses (repeat for several)', schema: list, style: 'form', explode: true },

@@ -7,6 +7,7 @@ export interface TargetGroup {
 }
 
 const INVALID_LABEL_CHARS = /[^a-zA-Z0-9_]/g;
+const TAG_KEY = /^tags\./i;
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443' };
 
 /**
@@ -52,22 +53,21 @@ export function targetGroup(instance: Instance, views: JsonViews): TargetGroup |
     __meta_vigil_application: String(registration.name),
     __meta_vigil_instance_id: instance.id,
     __meta_vigil_status: instance.statusInfo.status,
-    __meta_vigil_health_url: withoutUserinfo(instance.registration!.healthUrl),
   };
-  if (registration.managementUrl) labels.__meta_vigil_management_url = withoutUserinfo(instance.registration!.managementUrl!);
   if (registration.serviceUrl) labels.__meta_vigil_service_url = withoutUserinfo(instance.registration!.serviceUrl!);
   if (instance.buildVersion) labels.__meta_vigil_build_version = instance.buildVersion;
   // Query parameters of a detected endpoint travel as Prometheus's `__param_<name>`.
   for (const [name, value] of url.searchParams) if (/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) labels[`__param_${name}`] ??= value;
   addAll(labels, '__meta_vigil_tag_', views.instance(instance).tags as Record<string, string>);
-  addAll(labels, '__meta_vigil_metadata_', registration.metadata as Record<string, string>);
+  // `tags.*` metadata is already there as tags: a fleet's answer stays smaller than /instances.
+  addAll(labels, '__meta_vigil_metadata_', registration.metadata as Record<string, string>, (key) => !TAG_KEY.test(key));
   // `hostname` keeps an IPv6 address in brackets, as a target needs it.
   return { targets: [`${url.hostname}:${url.port || DEFAULT_PORTS[url.protocol]}`], labels };
 }
 
 /** Adds sanitised names in key order; when two keys sanitise to one name, the first keeps it. */
-function addAll(labels: Record<string, string>, prefix: string, values: Readonly<Record<string, string>>): void {
-  for (const key of Object.keys(values).sort()) {
+function addAll(labels: Record<string, string>, prefix: string, values: Readonly<Record<string, string>>, keep: (key: string) => boolean = () => true): void {
+  for (const key of Object.keys(values).filter(keep).sort()) {
     const name = labelName(prefix, key);
     if (labels[name] === undefined) labels[name] = withoutUserinfo(values[key]!);
   }

@@ -41,8 +41,6 @@ test('the whole list every time: [] when empty, one target group per registered 
         __meta_vigil_application: 'shop',
         __meta_vigil_instance_id: shop,
         __meta_vigil_status: 'UNKNOWN',
-        __meta_vigil_health_url: 'http://10.0.0.5:8081/actuator/health',
-        __meta_vigil_management_url: 'http://10.0.0.5:8081/actuator',
         __meta_vigil_service_url: 'http://10.0.0.5:8080/',
       },
     });
@@ -105,7 +103,6 @@ test('label names are valid for Prometheus 2.x, values sanitised, and no credent
       assert.not.ok(text.includes(secret), `${secret} leaked: ${text}`);
     }
     assert.equal(group!.targets, ['10.0.0.9:8081']);
-    assert.is(labels.__meta_vigil_health_url, 'http://10.0.0.9:8081/actuator/health');
     assert.is(labels.__meta_vigil_service_url, 'http://10.0.0.9:8080/');
     assert.is(labels.__meta_vigil_metadata_user_password, '******');
     assert.is(labels.__meta_vigil_metadata_api_token, '******');
@@ -116,6 +113,7 @@ test('label names are valid for Prometheus 2.x, values sanitised, and no credent
     assert.is(labels.__meta_vigil_metadata_a_b, 'second', 'of two keys with one sanitised name, the first in key order ("a-b") keeps it');
     assert.is(labels.__meta_vigil_tag_env, 'prod');
     assert.is(labels.__meta_vigil_tag_zone_id, 'eu-1a');
+    assert.is(labels.__meta_vigil_metadata_tags_env, undefined, 'tags.* metadata only as tags');
   } finally {
     await tk.stop();
   }
