@@ -95,7 +95,8 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv = {}, comman
 }
 
 export async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  // A process killed by a signal has no exit code, only a signal code: it is gone all the same.
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;

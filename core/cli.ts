@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 
 export interface CliOptions {
-  readonly command: 'run' | 'help' | 'version' | 'hash-password';
+  readonly command: 'run' | 'help' | 'version' | 'hash-password' | 'probe';
+  /** The arguments after the command, for `probe`. */
+  readonly args?: readonly string[];
   readonly configFile?: string;
   readonly checkConfig: boolean;
   /** Flag values by config key; they beat the config file. */
@@ -28,6 +30,9 @@ Flags (a flag beats the config file, which beats the default):
 
 Commands:
   vigil hash-password   read a password on stdin, print a scrypt hash for basic-auth users[].password
+  vigil probe URL [--wait DURATION]
+                        GET a probe (e.g. http://127.0.0.1:8080/health/readiness): exit 0 on 200, else 1;
+                        with --wait, ask again until 200 or the time is up
 `;
 
 /** Parses argv (without node and the script). Returns the options, or one problem per line. */
@@ -36,6 +41,7 @@ export function parseCli(argv: readonly string[]): { ok: true; options: CliOptio
     if (argv.length > 1) return { ok: false, problems: ['hash-password takes no arguments; it reads the password from stdin'] };
     return { ok: true, options: { command: 'hash-password', checkConfig: false, overrides: {} } };
   }
+  if (argv[0] === 'probe') return { ok: true, options: { command: 'probe', args: argv.slice(1), checkConfig: false, overrides: {} } };
   let parsed;
   try {
     parsed = parseArgs({

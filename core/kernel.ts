@@ -9,7 +9,7 @@ import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
 import { Router } from './http/router.js';
-import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
+import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
 import { LocalSharedState } from './contract/shared-state.js';
 import { LocalOutbox } from './contract/event-outbox.js';
@@ -20,10 +20,15 @@ import { PluginHost } from './plugin-host.js';
 import type { Prepared, PreparedPlugin } from './prepare.js';
 import { ServiceRegistry } from './services.js';
 import { MemoryEventLog } from './store/memory-event-log.js';
-import { createJsonViews, type JsonViews } from './store/json-view.js';
+import { replaceableJsonViews } from './store/json-view.js';
+import { planReload, type ReloadReport } from './reload.js';
+import type { LogLevel } from '../config/kernel-schema.js';
 import { InstanceRegistry } from './store/registry.js';
 
 export type Phase = 'stopped' | 'starting' | 'started' | 'stopping';
+
+/** The kernel's logger; a root logger can also change its level (`log-level` on reload). */
+export type KernelLogger = Logger & { setLevel?(level: LogLevel): void };
 
 // Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
 const SETTINGS = Symbol('settings');
@@ -42,8 +47,12 @@ export class Kernel {
   readonly #host: PluginHost;
   readonly #router: Router;
   readonly #registry: InstanceRegistry;
-  readonly #settings: KernelConfig;
-  readonly #log: Logger;
+  #settings: KernelConfig;
+  readonly #log: KernelLogger;
+  readonly #views: ReturnType<typeof replaceableJsonViews>;
+  /** Each loaded plugin's running section (what `ctx.config` returns), by plugin name. */
+  readonly #configs = new Map<string, { config: unknown; readonly rank: number }>();
+  #reloading: Promise<unknown> = Promise.resolve();
   readonly #bus: EventBus;
   readonly #services: Services;
   readonly #serviceRegistry: ServiceRegistry;
@@ -53,7 +62,7 @@ export class Kernel {
     void this.stop();
   };
 
-  constructor(prepared: Prepared, log: Logger) {
+  constructor(prepared: Prepared, log: KernelLogger) {
     const scope = compose(prepared.settings, log);
     this.#settings = prepared.settings;
     this.#log = log;
@@ -61,7 +70,8 @@ export class Kernel {
     this.#registry = scope.resolve(InstanceRegistry);
     const bus = scope.resolve(EventBus);
     this.#bus = bus;
-    const views = scope.resolve<JsonViews>('JsonViews');
+    this.#views = scope.resolve<ReturnType<typeof replaceableJsonViews>>('JsonViews');
+    const views = this.#views.views;
     const services = scope.resolve(ServiceRegistry);
     const kernelServices = services.forPlugin('kernel', -1);
     this.#services = kernelServices;
@@ -73,10 +83,20 @@ export class Kernel {
       userAgent: () => `Vigil/${vigilVersion()} (node ${kernelServices.use(NODE_ID) ?? `${hostname()}:${this.#boundPort ?? prepared.settings.port}`})`,
     });
     const ranks = new Map(prepared.plugins.map((item) => [item.plugin.name, item.rank]));
+    for (const item of prepared.plugins) this.#configs.set(item.plugin.name, { config: item.config, rank: item.rank });
+    // The phase is the kernel's own readiness: not ready while starting or stopping.
+    kernelServices.contribute(READINESS, {
+      name: 'kernel',
+      check: () => (this.#phase === 'started' ? { ready: true } : { ready: false, reason: `the kernel is ${this.#phase}` }),
+    });
+    const configs = this.#configs;
 
     const contextOf = (item: PreparedPlugin): PluginContext<unknown> => ({
       name: item.plugin.name,
-      config: item.config,
+      // A getter: a reload replaces the section, and the plugin reads the new one from then on.
+      get config() {
+        return configs.get(item.plugin.name)?.config;
+      },
       settings: {
         contextPath: this.#settings['context-path'],
         host: this.#settings.host,
@@ -171,6 +191,7 @@ export class Kernel {
   async stop(): Promise<void> {
     if (this.#phase !== 'started') return;
     this.#phase = 'stopping';
+    await this.#reloading;
     const budget = this.#settings['shutdown-timeout'];
     const deadline = Date.now() + budget;
     this.#server?.close();
@@ -181,6 +202,48 @@ export class Kernel {
     await this.#registry.close().catch((error: unknown) => this.#log.error(`closing the event log failed: ${messageOf(error)}`));
     this.#phase = 'stopped';
     this.#log.info('stopped');
+  }
+
+  /**
+   * Applies a freshly prepared (so already valid) config to the running kernel: the log level,
+   * `metadata-keys-to-sanitize`, `shutdown-timeout`, and each changed plugin section through that
+   * plugin's `reload`. Everything else that changed (the plugin list, port, host, context path,
+   * other kernel keys, sections of plugins without `reload`) is reported as needing a restart and
+   * keeps its running value. Reloads run one at a time; no connection or stream is touched.
+   */
+  reload(next: Prepared): Promise<ReloadReport> {
+    const run = this.#reloading.then(() => this.#reload(next));
+    this.#reloading = run.catch(() => undefined);
+    return run;
+  }
+
+  async #reload(next: Prepared): Promise<ReloadReport> {
+    if (this.#phase !== 'started') throw new VigilError('ERR_PHASE', `cannot reload a kernel that is ${this.#phase}`);
+    const plan = planReload(this.#settings, this.#configs, next);
+    const report: ReloadReport = { applied: [], restart: [...plan.restart], failed: [] };
+    const settings: Record<string, unknown> = { ...this.#settings };
+    for (const key of plan.kernel) {
+      if (key === 'log-level') this.#log.setLevel?.(next.settings['log-level']);
+      if (key === 'metadata-keys-to-sanitize') this.#views.replace(next.settings['metadata-keys-to-sanitize']);
+      settings[key] = next.settings[key];
+      report.applied.push(key);
+    }
+    this.#settings = settings as KernelConfig;
+    for (const change of plan.sections) {
+      try {
+        const result = await this.#host.reload(change.name, change.config);
+        if (result === false) {
+          report.restart.push(`${change.key} (plugin "${change.name}" cannot apply changes while running)`);
+          continue;
+        }
+        this.#configs.get(change.name)!.config = change.config;
+        report.applied.push(change.key);
+        report.restart.push(...result.restart.map((key) => `${change.key}.${key}`));
+      } catch (error) {
+        report.failed.push(`${change.key}: ${messageOf(error)}`);
+      }
+    }
+    return report;
   }
 
   async #closeServer(graceMs: number): Promise<void> {
@@ -207,6 +270,7 @@ export class Kernel {
       sendJson: (res, status, body, headers) => router.sendJson(res, status, body, headers),
       sendError: (req, res, status, message, headers) => router.sendError(req, res, status, message, headers),
       routes: () => router.routes(),
+      onResponse: (listener) => router.onResponse(listener),
     };
   }
 }
@@ -227,7 +291,7 @@ function compose(settings: KernelConfig, log: Logger): DependencyContainer {
     maxEventsPerInstance: settings['event-store']['max-events-per-instance'],
     log: log.child('registry'),
   })));
-  scope.register('JsonViews', single(() => createJsonViews(settings['metadata-keys-to-sanitize'])));
+  scope.register('JsonViews', single(() => replaceableJsonViews(settings['metadata-keys-to-sanitize'])));
   scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));
   scope.register(ServiceRegistry, single(() => new ServiceRegistry()));
   return scope;

@@ -19,8 +19,13 @@ const textFormat = winston.format.printf((record) => {
   return `${String(timestamp)} ${level.padEnd(5)} ${scope ? `[${String(scope)}] ` : ''}${String(message)}${extra ? ` ${extra}` : ''}`;
 });
 
+/** The process's logger: its level can change while running (`log-level` on reload). */
+export interface RootLogger extends Logger {
+  setLevel(level: LogLevel): void;
+}
+
 /** The root logger: winston, text or one JSON object per line. */
-export function createLogger(options: LoggerOptions): Logger {
+export function createLogger(options: LoggerOptions): RootLogger {
   const logger = winston.createLogger({
     level: options.level,
     format: winston.format.combine(
@@ -29,7 +34,7 @@ export function createLogger(options: LoggerOptions): Logger {
     ),
     transports: [new winston.transports.Stream({ stream: options.stream ?? process.stdout })],
   });
-  return wrap(logger, undefined);
+  return { ...wrap(logger, undefined), setLevel: (level) => { logger.level = level; } };
 }
 
 function wrap(logger: winston.Logger, scope: string | undefined): Logger {

@@ -5,7 +5,7 @@ import { limitHeapGrowth } from './heap-growth.js';
 import { Kernel } from './kernel.js';
 import { createLogger } from './logger.js';
 import type { Logger } from './plugin-api.js';
-import { prepare } from './prepare.js';
+import { prepare, type Prepared } from './prepare.js';
 import { vigilVersion } from './version.js';
 
 const FAILSAFE_MS = 4900;
@@ -27,20 +27,27 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = await runHashPasswordCommand({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, isTTY: Boolean(process.stdin.isTTY) });
     return;
   }
+  if (options.command === 'probe') {
+    const { runProbeCommand } = await import('./probe-command.js');
+    process.exitCode = await runProbeCommand(options.args ?? [], { stdout: process.stdout, stderr: process.stderr });
+    return;
+  }
   if (options.command === 'version') {
     process.stdout.write(`${vigilVersion()}\n`);
     return;
   }
 
+  // The same inputs at start and at every reload: the file is read again, the flags still win.
+  const prepareConfig = () => prepare({
+    cwd: process.cwd(),
+    env: process.env,
+    overrides: options.overrides,
+    builtins: builtinPlugins,
+    ...(options.configFile ? { configFile: options.configFile } : {}),
+  });
   let prepared;
   try {
-    prepared = await prepare({
-      cwd: process.cwd(),
-      env: process.env,
-      overrides: options.overrides,
-      builtins: builtinPlugins,
-      ...(options.configFile ? { configFile: options.configFile } : {}),
-    });
+    prepared = await prepareConfig();
   } catch (error) {
     return fail(error instanceof ProblemsError ? error.problems : [messageOf(error)]);
   }
@@ -78,14 +85,42 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   kernel.onExitRequest((exitCode) => shutdown('exit requested', exitCode));
+  // SIGHUP (`systemctl reload`): without a listener Node would exit, so it is caught from the start.
+  const reload = () => {
+    started.then(() => reloadConfig(kernel, prepareConfig, log), () => undefined).catch((error: unknown) => log.error(`config reload failed: ${messageOf(error)}`));
+  };
+  process.on('SIGHUP', reload);
   try {
     await started;
   } catch (error) {
     log.error(`start-up failed: ${messageOf(error)}`);
     process.removeListener('SIGTERM', onSignal);
     process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGHUP', reload);
     process.exitCode = 1;
   }
+}
+
+/**
+ * Reads and validates the config again and applies what can change while running. An invalid
+ * file changes nothing: each problem is logged on its own line and the running config stays.
+ */
+async function reloadConfig(kernel: Kernel, prepareConfig: () => Promise<Prepared>, log: Logger): Promise<void> {
+  log.info('SIGHUP received, reloading the config');
+  let next: Prepared;
+  try {
+    next = await prepareConfig();
+  } catch (error) {
+    const problems = error instanceof ProblemsError ? error.problems : [messageOf(error)];
+    for (const problem of problems) log.error(`config reload refused: ${problem}`);
+    log.error(`config reload refused (${problems.length} problem${problems.length === 1 ? '' : 's'}); the running config stays`);
+    return;
+  }
+  const report = await kernel.reload(next);
+  for (const line of report.restart) log.warn(`config reload: ${line} changed; it needs a restart and was not applied`);
+  for (const line of report.failed) log.error(`config reload: ${line}; that section keeps its running value`);
+  const applied = report.applied.length > 0 ? `applied ${report.applied.join(', ')}` : 'nothing to apply';
+  log.info(`config reloaded from ${next.filepath ?? 'built-in defaults'}: ${applied}`);
 }
 
 function fail(problems: readonly string[]): void {

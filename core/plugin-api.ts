@@ -46,6 +46,7 @@ export { readBody } from './http/read-body.js';
 export { appendVary, varyOnWrite } from './http/vary.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { InFlight } from './in-flight.js';
+export { vigilVersion } from './version.js';
 export { parseRegistration } from './store/registration.js';
 export { defineToken, type ServiceToken } from './contract/tokens.js';
 export {
@@ -57,6 +58,15 @@ export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
+export {
+  LabelledCounts, LabelledHistogram, METRICS,
+  type CounterFamily, type GaugeFamily, type HistogramFamily, type HistogramSample, type MetricFamily, type MetricLabels, type MetricSample,
+} from './contract/metrics.js';
+export { LIVENESS_PATH, READINESS, READINESS_PATH, type Readiness, type ReadinessCheck } from './contract/readiness.js';
+export {
+  API_DESCRIPTION, ERROR_RESPONSE, openApiPath, pathParameter,
+  type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
+} from './contract/api-description.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
@@ -83,7 +93,20 @@ export interface VigilPlugin<Config = unknown> {
   start?(ctx: PluginContext<Config>): void | Promise<void>;
   /** Ends background work and releases resources; runs in reverse order. Must finish within the timeout. */
   stop?(ctx: PluginContext<Config>): void | Promise<void>;
+  /**
+   * Applies a changed section while running (SIGHUP, `systemctl reload`), without dropping a
+   * connection or a stream. Called only once the whole new config is valid, only when this
+   * plugin's section differs from the running one, and under the same timeout as `start`. It
+   * returns the dotted keys it could not apply (they need a restart; each is named in a warning),
+   * or nothing. Throwing refuses the change for this plugin (logged) and keeps its old config.
+   * Once it resolves, `ctx.config` is the new section. Without this member, any change to the
+   * section is reported as needing a restart.
+   */
+  reload?(ctx: PluginContext<Config>, config: Config): ReloadResult | Promise<ReloadResult>;
 }
+
+/** What `reload` returns: nothing when everything applied, else the keys that need a restart. */
+export type ReloadResult = void | readonly string[];
 
 /** What the kernel hands each plugin. One context per plugin; nothing in it leaks kernel internals. */
 export interface PluginContext<Config = unknown> {
@@ -220,6 +243,11 @@ export interface VigilRequest extends IncomingMessage {
   originalUrl: string;
   /** Principal set by an auth hook, for logs. */
   user?: string;
+  /**
+   * The pattern of the route serving the request, as its plugin registered it (`/instances/:id`),
+   * set when the route's handler is called. Bounded, unlike the path: what metrics label by.
+   */
+  route?: string;
 }
 
 export type RouteHandler = (req: VigilRequest, res: ServerResponse) => unknown;
@@ -262,9 +290,20 @@ export interface HttpRoutes {
   sendError(req: VigilRequest, res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void;
   /** Every route registered so far, as `METHOD /full/path` (for audits such as the auth sweep). */
   routes(): readonly { method: HttpMethod; path: string }[];
+  /**
+   * Calls `listener` once per request, when its response has finished or its connection closed
+   * (streams: when they end). `req.route` is then the route that served it, or that would have
+   * (a request a hook answered, e.g. a 401), or undefined when no route matches. Keep it cheap:
+   * it runs for every request. Nothing is observed unless a plugin asks.
+   */
+  onResponse(listener: (req: VigilRequest, res: ServerResponse) => void): void;
 }
 
 /**
+ * Tokens plugins contribute to and the kernel or a default plugin collects: `DETECTION_STRATEGY`
+ * (the monitor), `METRICS` (`GET /metrics`), `READINESS` (`GET /health/readiness`, the kernel adds
+ * its phase), `API_DESCRIPTION` (`GET /openapi.json`). Contribute in `setup`.
+ *
  * Tokens the kernel reads or fills itself: `EVENT_LOG`, `OWNERSHIP`, `LEASES`, `SHARED_STATE`,
  * `EVENT_OUTBOX` and `NODE_ID`. A plugin (`cluster-redis`) may provide them in its `setup`; once
  * every plugin has set up, the kernel provides one process's own for each one left, so from

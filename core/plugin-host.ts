@@ -1,5 +1,5 @@
 import { VigilError, messageOf } from './errors.js';
-import type { Logger, PluginContext } from './plugin-api.js';
+import type { Logger, PluginContext, ReloadResult } from './plugin-api.js';
 import type { PreparedPlugin } from './prepare.js';
 import { withTimeout } from './timeout.js';
 
@@ -52,6 +52,24 @@ export class PluginHost {
       } catch (error) {
         this.log.error(messageOf(error));
       }
+    }
+  }
+
+  /**
+   * Runs the `reload` hook of the plugin called `name` with its context, under the step timeout;
+   * false when it has none. A failure names the plugin.
+   */
+  async reload(name: string, config: unknown): Promise<{ readonly restart: readonly string[] } | false> {
+    const item = this.plugins.find((candidate) => candidate.plugin.name === name);
+    const hook = item?.plugin.reload;
+    const ctx = item && this.#contexts.get(item);
+    if (!item || !hook || !ctx) return false;
+    try {
+      const result: ReloadResult = await withTimeout(async () => hook.call(item.plugin, ctx, config), this.stepTimeout, `plugin "${name}" reload`);
+      return { restart: result ?? [] };
+    } catch (error) {
+      if (error instanceof VigilError && error.code === 'ERR_PLUGIN_TIMEOUT') throw error;
+      throw new VigilError('ERR_PLUGIN_FAILED', `plugin "${name}" failed in reload: ${messageOf(error)}`, { cause: error });
     }
   }
 

@@ -10,7 +10,7 @@ export function pluginShapeProblems(value: unknown, entry: string): string[] {
   const problems: string[] = [];
   if (typeof plugin.name !== 'string' || !NAME.test(plugin.name)) problems.push(`${where}: "name" must be a lower-case kebab-case string`);
   if (typeof plugin.setup !== 'function') problems.push(`${where}: "setup" must be a function`);
-  for (const hook of ['start', 'stop'] as const) {
+  for (const hook of ['start', 'stop', 'reload'] as const) {
     if (plugin[hook] !== undefined && typeof plugin[hook] !== 'function') problems.push(`${where}: "${hook}" must be a function when given`);
   }
   const deps = plugin.dependencies;

@@ -12,6 +12,7 @@ import { createLogger } from './logger.js';
 import type { InstanceEvent, VigilPlugin } from './plugin-api.js';
 import { prepare, type Prepared } from './prepare.js';
 import type { BuiltinPlugin, BuiltinPlugins } from './plugin-resolve.js';
+import type { ReloadReport } from './reload.js';
 
 export interface TestKernelOptions {
   /** `plugins:` entries (names, paths, packages) or plugin objects. */
@@ -34,6 +35,12 @@ export interface TestKernel {
    * then awaiting new ones; rejects after `timeoutMs` naming `what`.
    */
   waitForEvent(match: (event: InstanceEvent) => boolean, what: string, timeoutMs?: number): Promise<InstanceEvent>;
+  /**
+   * Reloads with `config` in place of the config given at start (same plugins unless it names
+   * others), as SIGHUP does: rejects with the problems of an invalid one (a `ProblemsError`),
+   * else resolves with what was applied and what needs a restart.
+   */
+  reload(config: Record<string, unknown>): Promise<ReloadReport>;
   stop(): Promise<void>;
 }
 
@@ -66,6 +73,7 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
     kernel,
     logs: () => [...lines, ...(partial ? [partial] : [])],
     waitForEvent: (match, what, timeoutMs = 5000) => waitForEvent(kernel, match, what, timeoutMs),
+    reload: async (config) => kernel.reload(await prepareFor({ ...options, config })),
     stop: () => kernel.stop(),
   };
 }

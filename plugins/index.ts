@@ -21,4 +21,8 @@ export const builtinPlugins: BuiltinPlugins = {
   'basic-auth': { section: 'basic-auth', load: () => load(import('./basic-auth/index.js')) },
   ui: { section: null, load: () => load(import('./ui/index.js')) },
   'cluster-redis': { section: 'cluster-redis', load: () => load(import('./cluster-redis/index.js')) },
+  probes: { section: null, load: () => load(import('./probes/index.js')) },
+  openapi: { section: null, load: () => load(import('./openapi/index.js')) },
+  metrics: { section: 'metrics', load: () => load(import('./metrics/index.js')) },
+  'prometheus-sd': { section: null, load: () => load(import('./prometheus-sd/index.js')) },
 };

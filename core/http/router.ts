@@ -8,7 +8,10 @@ import { HttpError, errorBody } from './http-error.js';
 
 interface RouteEntry {
   readonly method: HttpMethod;
+  /** The full path, context path included. */
   readonly path: string;
+  /** The path as the plugin registered it (below the context path): what `req.route` holds. */
+  readonly pattern: string;
   readonly handler: RouteHandler;
   readonly options: RouteOptions;
   readonly order: number;
@@ -26,6 +29,7 @@ export class Router {
   readonly #routes: RouteEntry[] = [];
   readonly #hooks = new Map<HookStage, Hook[]>(STAGES.map((stage) => [stage, []]));
   readonly #trusted: OriginTrust[] = [];
+  readonly #observers: ResponseObserver[] = [];
   #sealed = false;
 
   constructor(readonly contextPath: string, private readonly log: Logger) {}
@@ -34,7 +38,13 @@ export class Router {
     this.#assertOpen();
     if (!path.startsWith('/')) throw new Error(`route path must start with "/": ${path}`);
     const full = `${this.contextPath}${path === '/' && this.contextPath ? '' : path}` || '/';
-    this.#routes.push({ method, path: full, handler, options, order: this.#routes.length });
+    this.#routes.push({ method, path: full, pattern: path, handler, options, order: this.#routes.length });
+  }
+
+  /** Adds a listener told of every response once it is finished or its connection closed. */
+  onResponse(observer: ResponseObserver): void {
+    this.#assertOpen();
+    this.#observers.push(observer);
   }
 
   hook(stage: HookStage, hook: Hook): void {
@@ -78,14 +88,19 @@ export class Router {
         });
       }
     }
-    for (const route of [...this.#routes].sort(routeOrder)) {
+    const sorted = [...this.#routes].sort(routeOrder);
+    for (const route of sorted) {
       const { accepts } = route.options;
+      const { pattern } = route;
       app.add(route.method, route.path, async (req: Request, res: ServerResponse, next: () => Promise<void> | void) => {
         if (accepts !== undefined && !acceptsExplicitly(req, accepts)) return next();
+        (req as VigilRequest).route = pattern;
         await route.handler(req as VigilRequest, res);
       });
     }
+    const observe = this.#observers.length > 0 ? this.#observing(sorted) : undefined;
     return (req, res) => {
+      observe?.(req as VigilRequest, res);
       // RFC 9112 §3.2. Node's own check (`requireHostHeader`, off in the kernel) answers without a JSON body.
       if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
         const request = req as VigilRequest;
@@ -115,6 +130,29 @@ export class Router {
     this.sendJson(res, status, errorBody(status, message, req.path ?? req.url ?? '/'), headers);
   }
 
+  /**
+   * Tells the observers of each response when it closes. Only a request that no route handled (a
+   * hook answered it, or nothing matched) is matched again then, to name the route it was for.
+   */
+  #observing(sorted: readonly RouteEntry[]): (req: VigilRequest, res: ServerResponse) => void {
+    const observers = [...this.#observers];
+    const table = sorted.map((route) => ({ method: route.method, pattern: route.pattern, segments: route.path.split('/') }));
+    const patternFor = (method: string, path: string) => table.find((route) =>
+      (route.method === method || (method === 'HEAD' && route.method === 'GET')) && segmentsMatch(route.segments, path.split('/')))?.pattern;
+    return (req, res) => {
+      res.once('close', () => {
+        req.route ??= patternFor(req.method ?? '', req.path ?? (req.url ?? '/').split('?')[0]!);
+        for (const observer of observers) {
+          try {
+            observer(req, res);
+          } catch (error) {
+            this.log.error(`a response observer failed: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+      });
+    };
+  }
+
   #onError(error: unknown, req: VigilRequest, res: ServerResponse): void {
     if (error instanceof HttpError) {
       this.sendError(req, res, error.status, error.message, error.headers);
@@ -133,6 +171,21 @@ export class Router {
   #assertOpen(): void {
     if (this.#sealed) throw new Error('routes and hooks can only be added during setup');
   }
+}
+
+export type ResponseObserver = (req: VigilRequest, res: ServerResponse) => void;
+
+/** Whether a path's segments fit a pattern's, as polka matches: `:x` one non-empty segment, a last `*` the rest, one trailing slash allowed. */
+function segmentsMatch(pattern: readonly string[], path: string[]): boolean {
+  if (path.length > 1 && path[path.length - 1] === '' && pattern[pattern.length - 1] !== '*') path = path.slice(0, -1);
+  const wild = pattern[pattern.length - 1] === '*';
+  if (wild ? path.length < pattern.length : path.length !== pattern.length) return false;
+  for (let i = 0; i < pattern.length; i += 1) {
+    const want = pattern[i]!;
+    if (want === '*') return true;
+    if (want.startsWith(':') ? path[i] === '' : want !== path[i]) return false;
+  }
+  return true;
 }
 
 /** Conditional (`accepts`) routes first, then by specificity (static < :param < *), then registration order. */

@@ -110,3 +110,23 @@ function endpointsView(endpoints: readonly Endpoint[]): readonly Endpoint[] {
   if (!endpoints.some((endpoint) => endpoint.url.includes('@'))) return endpoints;
   return endpoints.map((endpoint) => ({ ...endpoint, url: maskUrlPassword(endpoint.url) }));
 }
+
+/**
+ * Views whose sanitising patterns can be replaced while running (`metadata-keys-to-sanitize` on
+ * reload): every holder of `views` sees the new patterns from its next call on, and nothing
+ * sanitised under the old ones is served from a cache.
+ */
+export function replaceableJsonViews(sanitizePatterns: readonly string[]): { readonly views: JsonViews; replace(patterns: readonly string[]): void } {
+  let current = createJsonViews(sanitizePatterns);
+  return {
+    views: {
+      registration: (value) => current.registration(value),
+      instance: (value) => current.instance(value),
+      event: (value) => current.event(value),
+      application: (value) => current.application(value),
+    },
+    replace: (patterns) => {
+      current = createJsonViews(patterns);
+    },
+  };
+}

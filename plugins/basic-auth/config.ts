@@ -6,10 +6,10 @@ import { canonicalTokenHash, hashToken } from './token-hash.js';
 // `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so its
 // own test never sees them and a typo would pass silently.
 const unknownKeys = 'unknown key(s): ${properties}';
-export const ROLES = ['admin', 'registration'] as const;
+export const ROLES = ['admin', 'registration', 'metrics'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** `admin` may do everything; `registration` only what a Spring Boot Admin client does (see roles.ts). */
+/** `admin` may do everything; `registration` only what a Spring Boot Admin client does; `metrics` only what Prometheus reads (see roles.ts). */
 const role = yup.string().oneOf(ROLES, '${path} must be one of: ${values}').default('admin');
 
 const user = yup.object({
@@ -58,6 +58,8 @@ function duplicates(names: readonly (string | undefined)[]): string[] {
 export const basicAuthSchema = yup.object({
   /** Shown by browsers in the login dialog; must fit in a quoted-string. */
   realm: yup.string().trim().min(1).matches(/^[^"\\\p{Cc}]+$/u, '${path} must not contain quotes, backslashes or control characters').default('Vigil'),
+  /** `GET`/`HEAD` of exactly the two probe paths pass without credentials (orchestrators send none). */
+  'anonymous-probes': yup.boolean().default(false),
   users: yup.array(user.required('${path} must not be empty')).typeError('${path} must be a list of users').default([])
     .test('unique', (users, context) => {
       const repeated = duplicates((users ?? []).map((entry) => entry?.username));

@@ -2,27 +2,32 @@ import type { ServerResponse } from 'node:http';
 import type { Hook, HttpRoutes, Logger, VigilRequest } from '../../core/plugin-api.js';
 import type { AuthOutcome, Authenticator } from './authenticator.js';
 import { parseAuthorization } from './authorization-header.js';
-import { isPermitted } from './roles.js';
+import { isAnonymousProbe, isPermitted, refusalOf } from './roles.js';
+
+/** What the hook checks against; replaced whole on reload, so a request sees one config or the other. */
+export interface AuthState {
+  readonly authenticator: Authenticator;
+  readonly realm: string;
+  readonly anonymousProbes: boolean;
+}
 
 export interface AuthHookOptions {
-  readonly realm: string;
   readonly contextPath: string;
   readonly log: Logger;
 }
 
 /**
  * The `auth` hook: every request (any path, any method, streams and proxy included) needs valid
- * credentials. CORS preflights never get here when `cors` is loaded: its `pre` hook answers them.
- * Logs carry outcomes only, never the header, a password or a token.
+ * credentials, except the two probes when `anonymous-probes` is on. CORS preflights never get
+ * here when `cors` is loaded: its `pre` hook answers them. Logs carry outcomes only, never the
+ * header, a password or a token.
  */
-export function authHook(authenticator: Authenticator, http: Pick<HttpRoutes, 'sendError'>, options: AuthHookOptions): Hook {
-  const basic = `Basic realm="${options.realm}", charset="UTF-8"`;
-  const bearer = `Bearer realm="${options.realm}", error="invalid_token"`;
-
-  const refuse = (req: VigilRequest, res: ServerResponse, message: string, bearerAttempt: boolean): void => {
+export function authHook(state: () => AuthState, http: Pick<HttpRoutes, 'sendError'>, options: AuthHookOptions): Hook {
+  const refuse = (req: VigilRequest, res: ServerResponse, realm: string, message: string, bearerAttempt: boolean): void => {
+    const basic = `Basic realm="${realm}", charset="UTF-8"`;
     options.log.debug(`401 for ${req.method} ${req.path}: ${message}`);
     // RFC 7235: a 401 carries the challenges; a failed bearer attempt also gets RFC 6750's.
-    if (bearerAttempt) res.setHeader('www-authenticate', [basic, bearer]);
+    if (bearerAttempt) res.setHeader('www-authenticate', [basic, `Bearer realm="${realm}", error="invalid_token"`]);
     http.sendError(req, res, 401, message, bearerAttempt ? {} : { 'www-authenticate': basic });
   };
 
@@ -36,17 +41,19 @@ export function authHook(authenticator: Authenticator, http: Pick<HttpRoutes, 's
   };
 
   return async (req: VigilRequest, res: ServerResponse) => {
+    const { authenticator, realm, anonymousProbes } = state();
+    const method = req.method ?? 'GET';
+    if (anonymousProbes && isAnonymousProbe(method, req.path, options.contextPath)) return undefined;
     const credentials = parseAuthorization(req.headers.authorization);
-    if (credentials.kind === 'none') return refuse(req, res, 'authentication required', false);
-    if (credentials.kind === 'malformed') return refuse(req, res, 'malformed Authorization header', credentials.bearer);
+    if (credentials.kind === 'none') return refuse(req, res, realm, 'authentication required', false);
+    if (credentials.kind === 'malformed') return refuse(req, res, realm, 'malformed Authorization header', credentials.bearer);
     const outcome = await authenticator.authenticate(credentials, req.socket.remoteAddress);
     if (outcome.kind === 'throttled') return slowDown(req, res, outcome);
-    if (outcome.kind === 'refused') return refuse(req, res, 'bad credentials', credentials.kind === 'bearer');
+    if (outcome.kind === 'refused') return refuse(req, res, realm, 'bad credentials', credentials.kind === 'bearer');
     const { principal } = outcome;
     req.user = principal.label;
-    if (isPermitted(principal.role, req.method ?? 'GET', req.path, options.contextPath)) return undefined;
+    if (isPermitted(principal.role, method, req.path, options.contextPath)) return undefined;
     options.log.debug(`403 for ${req.method} ${req.path}: role ${principal.role} of ${principal.label}`);
-    const cp = options.contextPath;
-    return http.sendError(req, res, 403, `role "${principal.role}" may only register (POST ${cp}/instances) and deregister (DELETE ${cp}/instances/{id})`);
+    return http.sendError(req, res, 403, refusalOf(principal.role, options.contextPath));
   };
 }

@@ -1,21 +1,42 @@
-import { definePlugin } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, definePlugin, type PluginContext } from '../../core/plugin-api.js';
 import { Authenticator } from './authenticator.js';
 import { basicAuthSchema, type BasicAuthConfig } from './config.js';
-import { authHook } from './hook.js';
+import { authHook, type AuthState } from './hook.js';
 import { isHashed } from './scrypt-hash.js';
+
+// One context per plugin per kernel for its whole life (the host's promise): it keys the state,
+// which lives as long as the context (a keep-alive request may still come in while stopping).
+const states = new WeakMap<PluginContext<BasicAuthConfig>, AuthState>();
+
+async function stateOf(ctx: PluginContext<BasicAuthConfig>, config: BasicAuthConfig): Promise<AuthState> {
+  const plain = config.users.filter((user) => !isHashed(user.password)).length;
+  if (plain > 0) ctx.log.info(`${plain} password(s) in the config are plain text; \`vigil hash-password\` makes a hash to store instead`);
+  return { authenticator: await Authenticator.create(config, ctx.log), realm: config.realm, anonymousProbes: config['anonymous-probes'] };
+}
 
 /**
  * `basic-auth`: HTTP Basic and bearer-token authentication on every path (seed "Authentication"),
- * with an `admin` role for people and a `registration` role for Spring Boot Admin clients.
+ * with an `admin` role for people, a `registration` role for Spring Boot Admin clients and a
+ * `metrics` role for Prometheus. Users and tokens can change on reload: requests from then on
+ * are checked against the new list (streams already open stay open).
  */
 export default definePlugin<BasicAuthConfig>({
   name: 'basic-auth',
-  version: '1.0.0',
+  version: '1.1.0',
   configSchema: basicAuthSchema,
   async setup(ctx) {
-    const plain = ctx.config.users.filter((user) => !isHashed(user.password)).length;
-    if (plain > 0) ctx.log.info(`${plain} password(s) in the config are plain text; \`vigil hash-password\` makes a hash to store instead`);
-    const authenticator = await Authenticator.create(ctx.config, ctx.log);
-    ctx.http.hook('auth', authHook(authenticator, ctx.http, { realm: ctx.config.realm, contextPath: ctx.http.contextPath, log: ctx.log }));
+    states.set(ctx, await stateOf(ctx, ctx.config));
+    ctx.http.hook('auth', authHook(() => states.get(ctx)!, ctx.http, { contextPath: ctx.http.contextPath, log: ctx.log }));
+    ctx.services.contribute(API_DESCRIPTION, {
+      securitySchemes: {
+        basic: { type: 'http', scheme: 'basic', description: 'basic-auth users (role admin, registration or metrics)' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'basic-auth tokens (role admin, registration or metrics)' },
+      },
+      security: [{ basic: [] }, { bearer: [] }],
+    });
+  },
+  async reload(ctx, config) {
+    // Built in full (plain passwords hashed) before the swap: a request never sees half a config.
+    states.set(ctx, await stateOf(ctx, config));
   },
 });

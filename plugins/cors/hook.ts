@@ -8,10 +8,10 @@ import type { CorsPolicy } from './policy.js';
  * Headers are set with `setHeader` so the route's own `writeHead` keeps them. Every response,
  * with or without an `Origin`, says it varies on `Origin`: whether it carries Allow-Origin does.
  */
-export function corsHook(policy: CorsPolicy, http: Pick<HttpRoutes, 'sendError'>): Hook {
+export function corsHook(policy: () => CorsPolicy, http: Pick<HttpRoutes, 'sendError'>): Hook {
   return (req: VigilRequest, res: ServerResponse) => {
     varyOnWrite(res, 'Origin');
-    const decision = policy.decide({
+    const decision = policy().decide({
       method: req.method ?? 'GET',
       origin: header(req, 'origin'),
       requestMethod: header(req, 'access-control-request-method'),

@@ -1,21 +1,32 @@
-import { definePlugin } from '../../core/plugin-api.js';
+import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
 import { corsSchema, type CorsConfig } from './config.js';
 import { corsHook } from './hook.js';
 import { CorsPolicy } from './policy.js';
 
+// One context per plugin per kernel for its whole life (the host's promise): it keys the policy.
+const policies = new WeakMap<PluginContext<CorsConfig>, CorsPolicy>();
+
+function policyOf(ctx: PluginContext<CorsConfig>, config: CorsConfig): CorsPolicy {
+  if (config['allowed-origins'].length === 0) ctx.log.warn('no allowed-origins configured: every cross-origin request is refused');
+  return new CorsPolicy(config);
+}
+
 /**
  * `cors`: CORS headers and preflights for browser dashboards served from another origin (seed
- * "Limits" 6). It runs in the `pre` stage, so a preflight is answered before `basic-auth`.
+ * "Limits" 6). It runs in the `pre` stage, so a preflight is answered before `basic-auth`. The
+ * whole section can change on reload; the next request sees the new policy.
  */
 export default definePlugin<CorsConfig>({
   name: 'cors',
   version: '1.0.0',
   configSchema: corsSchema,
   setup(ctx) {
-    const origins = ctx.config['allowed-origins'];
-    if (origins.length === 0) ctx.log.warn('no allowed-origins configured: every cross-origin request is refused');
-    const policy = new CorsPolicy(ctx.config);
+    policies.set(ctx, policyOf(ctx, ctx.config));
+    const policy = () => policies.get(ctx)!;
     ctx.http.hook('pre', corsHook(policy, ctx.http));
-    ctx.http.trustOrigin((origin) => policy.trusts(origin));
+    ctx.http.trustOrigin((origin) => policy().trusts(origin));
+  },
+  reload(ctx, config) {
+    policies.set(ctx, policyOf(ctx, config));
   },
 });

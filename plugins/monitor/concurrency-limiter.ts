@@ -8,7 +8,13 @@ export class ConcurrencyLimiter {
   #head = 0;
   #active = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(private max: number) {}
+
+  /** A new cap (reload): more slots start waiting tasks at once; fewer let running ones finish. */
+  resize(max: number): void {
+    this.max = max;
+    this.#next();
+  }
 
   get active(): number {
     return this.#active;

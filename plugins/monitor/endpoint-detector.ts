@@ -19,7 +19,7 @@ export class EndpointDetector {
     private readonly strategies: readonly DetectionStrategy[],
     private readonly log: Logger,
     /** Upper bound for one whole chain, so a strategy that never settles cannot hold a slot. */
-    private readonly timeoutMs: number,
+    public timeoutMs: number,
     /** Drops endpoints on other hosts than the instance's own. */
     private readonly foreign: ForeignEndpointFilter,
     private readonly ownership: Ownership,

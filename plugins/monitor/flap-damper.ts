@@ -7,7 +7,13 @@
 export class FlapDamper {
   readonly #streaks = new Map<string, { readonly up: boolean; readonly count: number }>();
 
-  constructor(private readonly failuresBeforeDown: number, private readonly successesBeforeUp: number) {}
+  constructor(private failuresBeforeDown: number, private successesBeforeUp: number) {}
+
+  /** New thresholds (reload); streaks counted so far are kept. */
+  reconfigure(failuresBeforeDown: number, successesBeforeUp: number): void {
+    this.failuresBeforeDown = failuresBeforeDown;
+    this.successesBeforeUp = successesBeforeUp;
+  }
 
   /** Whether `observed` may be recorded now for an instance whose recorded status is `recorded`. */
   admit(id: string, recorded: string, observed: string): boolean {

@@ -14,7 +14,12 @@ const REMEMBERED = 10_000;
 export class ForeignEndpointFilter {
   readonly #logged = new Set<string>();
 
-  constructor(private readonly allowForeign: boolean, private readonly log: Logger) {}
+  constructor(private allowForeign: boolean, private readonly log: Logger) {}
+
+  /** `monitor.allow-foreign-endpoints` changed (reload): applies from the next detection. */
+  reconfigure(allowForeign: boolean): void {
+    this.allowForeign = allowForeign;
+  }
 
   /** The endpoints that may be used; each refused one is logged once. */
   filter(instance: Instance, endpoints: readonly Endpoint[]): Endpoint[] {

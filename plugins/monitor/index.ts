@@ -28,6 +28,9 @@ export default definePlugin<MonitorConfig>({
   start(ctx: PluginContext<MonitorConfig>) {
     monitors.get(ctx.instances)?.start(ctx);
   },
+  reload(ctx: PluginContext<MonitorConfig>, config: MonitorConfig) {
+    return monitors.get(ctx.instances)?.reload(ctx, config);
+  },
   async stop(ctx: PluginContext<MonitorConfig>) {
     const monitor = monitors.get(ctx.instances);
     monitors.delete(ctx.instances);

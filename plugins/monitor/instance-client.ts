@@ -40,7 +40,10 @@ export class InstanceClient implements InstanceHttpClient {
    */
   readonly #inFlight = new InFlight<AbortController>();
 
-  constructor(private readonly options: InstanceClientOptions) {
+  #options: InstanceClientOptions;
+
+  constructor(options: InstanceClientOptions) {
+    this.#options = options;
     this.#agent = options.outbound.createAgent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 10_000 });
     // One listener for the client's lifetime rather than one per call: Node's EventTarget keeps a
     // removed listener linked to the next one, so thousands of calls a second through one
@@ -52,12 +55,17 @@ export class InstanceClient implements InstanceHttpClient {
     }, { once: true });
   }
 
+  /** New time-outs and retries (reload); calls in flight keep theirs, no connection is touched. */
+  reconfigure(limits: Pick<InstanceClientOptions, 'defaultTimeout' | 'defaultRetries' | 'timeouts' | 'retries'>): void {
+    this.#options = { ...this.#options, ...limits };
+  }
+
   async request(instance: Instance, url: string, options: InstanceRequestOptions = {}): Promise<InstanceResponse> {
     const method = options.method ?? 'GET';
     const endpointId = options.endpointId ?? '';
-    const attempts = READ_METHODS.has(method) ? 1 + (this.options.retries[endpointId] ?? this.options.defaultRetries) : 1;
+    const attempts = READ_METHODS.has(method) ? 1 + (this.#options.retries[endpointId] ?? this.#options.defaultRetries) : 1;
     const headers = this.#headersFor(instance, url, options.headers);
-    const timeout = this.options.timeouts[endpointId] ?? this.options.defaultTimeout;
+    const timeout = this.#options.timeouts[endpointId] ?? this.#options.defaultTimeout;
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -82,9 +90,9 @@ export class InstanceClient implements InstanceHttpClient {
     headers.accept ??= DEFAULT_ACCEPT;
     // The instance's own credentials win over anything a caller passed along; to another origin
     // none go at all, not even a caller's.
-    const authorization = this.options.outbound.authorizationFor(instance, url);
+    const authorization = this.#options.outbound.authorizationFor(instance, url);
     if (authorization) headers.authorization = authorization;
-    else if (!this.options.outbound.isOwnOrigin(instance, url)) delete headers.authorization;
+    else if (!this.#options.outbound.isOwnOrigin(instance, url)) delete headers.authorization;
     return headers;
   }
 
@@ -98,7 +106,7 @@ export class InstanceClient implements InstanceHttpClient {
       controller.abort();
     }, timeout);
     const abort = () => controller.abort();
-    if (signal?.aborted || this.options.signal?.aborted) controller.abort();
+    if (signal?.aborted || this.#options.signal?.aborted) controller.abort();
     else signal?.addEventListener('abort', abort, { once: true });
     const done = this.#inFlight.add(controller);
     try {

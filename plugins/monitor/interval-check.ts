@@ -26,10 +26,13 @@ export interface IntervalCheckOptions extends Cadence {
   readonly limiter: ConcurrencyLimiter;
   readonly log: Logger;
   readonly clock?: Clock;
+  /** Told of every check that ran to a verdict (`ok` or `error`), with its duration in seconds (metrics). */
+  readonly observe?: (outcome: 'ok' | 'error', seconds: number) => void;
 }
 
 interface Entry {
-  readonly phase: number;
+  /** Changes only when the interval does (reload). */
+  phase: number;
   failures: number;
   /** When the latest check was due (periodic) or asked for (event): the age of its result counts from here. */
   lastAt: number;
@@ -53,17 +56,42 @@ interface Entry {
 export class IntervalCheck {
   readonly #entries = new Map<string, Entry>();
   readonly #buckets = new Map<number, Set<string>>();
-  readonly #granularity: number;
+  #options: IntervalCheckOptions;
+  #granularity: number;
   readonly #clock: Clock;
   #lastSlot = 0;
   #cancelTimer: (() => void) | undefined;
   #stopped = false;
 
-  constructor(private readonly options: IntervalCheckOptions) {
+  constructor(options: IntervalCheckOptions) {
+    this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    // 200 slots per interval: late by at most 0.5 % of it, and checks spread evenly rather than in 20 bursts.
-    this.#granularity = Math.min(1000, Math.max(10, Math.floor(options.interval / 200)));
+    this.#granularity = granularityOf(options.interval);
     this.#lastSlot = this.#slotOf(this.#clock.now()) - 1;
+  }
+
+  /**
+   * A new interval, lifetime or max backoff (reload). Checks running now finish as they are;
+   * every waiting instance is rescheduled at its phase point of the new interval, so the spread
+   * holds from the first round on.
+   */
+  reconfigure(cadence: Cadence): void {
+    this.#options = { ...this.#options, ...cadence };
+    const running = this.#cancelTimer !== undefined;
+    this.#cancelTimer?.();
+    this.#cancelTimer = undefined;
+    this.#buckets.clear();
+    this.#granularity = granularityOf(cadence.interval);
+    const now = this.#clock.now();
+    this.#lastSlot = this.#slotOf(now) - 1;
+    // Changed in place: a running check's completion finds its entry by identity.
+    for (const [id, entry] of this.#entries) {
+      entry.phase = phaseOf(id, cadence.interval);
+      entry.due = undefined;
+      entry.slot = undefined;
+      if (!entry.running) this.#schedule(id, entry, entry.phase + Math.ceil((now - entry.phase) / cadence.interval) * cadence.interval);
+    }
+    if (running) this.#cancelTimer = this.#clock.every(this.#granularity, () => this.tick());
   }
 
   /** Instances known to this check. */
@@ -92,7 +120,7 @@ export class IntervalCheck {
     if (this.#stopped) return;
     let entry = this.#entries.get(id);
     if (!entry) {
-      entry = { phase: phaseOf(id, this.options.interval), failures: 0, lastAt: this.#clock.now(), due: undefined, slot: undefined, running: undefined, again: false };
+      entry = { phase: phaseOf(id, this.#options.interval), failures: 0, lastAt: this.#clock.now(), due: undefined, slot: undefined, running: undefined, again: false };
       this.#entries.set(id, entry);
     }
     if (entry.running) {
@@ -110,10 +138,10 @@ export class IntervalCheck {
   adopt(id: string): void {
     if (this.#stopped || this.#entries.has(id)) return;
     const now = this.#clock.now();
-    const phase = phaseOf(id, this.options.interval);
+    const phase = phaseOf(id, this.#options.interval);
     const entry: Entry = { phase, failures: 0, lastAt: now, due: undefined, slot: undefined, running: undefined, again: false };
     this.#entries.set(id, entry);
-    this.#schedule(id, entry, phase + Math.ceil((now - phase) / this.options.interval) * this.options.interval);
+    this.#schedule(id, entry, phase + Math.ceil((now - phase) / this.#options.interval) * this.#options.interval);
   }
 
   /** The instances on this check's cadence. */
@@ -170,15 +198,23 @@ export class IntervalCheck {
     const controller = new AbortController();
     entry.running = controller;
     entry.lastAt = at;
-    const { check, limiter, log, name } = this.options;
+    const { check, limiter, log, name, observe } = this.#options;
+    let began = 0;
     limiter
-      .run<CheckOutcome>(() => (controller.signal.aborted ? Promise.resolve('skipped') : check(id, controller.signal)))
+      .run<CheckOutcome>(() => {
+        if (controller.signal.aborted) return Promise.resolve('skipped');
+        began = performance.now();
+        return check(id, controller.signal);
+      })
       .catch((error: unknown) => {
         // An updater bug must not end the schedule (SBA keeps its triggers alive after errors).
         log.error(`${name} check of ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
         return 'error' as const;
       })
-      .then((outcome) => this.#completed(id, entry, controller, outcome));
+      .then((outcome) => {
+        if (observe && (outcome === 'ok' || outcome === 'error')) observe(outcome, (performance.now() - began) / 1000);
+        this.#completed(id, entry, controller, outcome);
+      });
   }
 
   #completed(id: string, entry: Entry, controller: AbortController, outcome: CheckOutcome): void {
@@ -197,7 +233,7 @@ export class IntervalCheck {
       this.#run(id, entry, now);
       return;
     }
-    this.#schedule(id, entry, nextDue(entry.lastAt, now, entry.failures, entry.phase, this.options, this.#granularity));
+    this.#schedule(id, entry, nextDue(entry.lastAt, now, entry.failures, entry.phase, this.#options, this.#granularity));
   }
 
   #schedule(id: string, entry: Entry, due: number): void {
@@ -221,6 +257,11 @@ export class IntervalCheck {
   #slotOf(time: number): number {
     return Math.floor(time / this.#granularity);
   }
+}
+
+/** 200 slots per interval: late by at most 0.5 % of it, and checks spread evenly rather than in 20 bursts. */
+function granularityOf(interval: number): number {
+  return Math.min(1000, Math.max(10, Math.floor(interval / 200)));
 }
 
 function range(from: number, to: number): number[] {

@@ -1,4 +1,5 @@
-import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, OWNERSHIP, type Instance, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, OWNERSHIP, type Instance, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import { CheckMetrics } from './check-metrics.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
 import { EndpointDetector } from './endpoint-detector.js';
@@ -13,6 +14,10 @@ import { subscribeTriggers, type Checks } from './triggers.js';
 interface Running {
   readonly checks: Checks;
   readonly detector: EndpointDetector;
+  readonly status: StatusUpdater;
+  readonly limiter: ConcurrencyLimiter;
+  readonly foreign: ForeignEndpointFilter;
+  readonly strategies: number;
   readonly unsubscribe: () => void;
 }
 
@@ -26,6 +31,7 @@ export class Monitor {
   /** Aborts every call of ours at stop, before the agent closes. */
   readonly #abort = new AbortController();
   readonly #damper: FlapDamper;
+  readonly #metrics = new CheckMetrics();
   #running: Running | undefined;
 
   constructor(ctx: PluginContext<MonitorConfig>) {
@@ -43,27 +49,20 @@ export class Monitor {
     this.#damper = new FlapDamper(config['failures-before-down'], config['successes-before-up']);
     ctx.services.provide(INSTANCE_HTTP, this.#client);
     ctx.services.provide(ENDPOINT_DETECTOR, { ensureDetected: (id) => this.ensureDetected(id) });
+    this.#metrics.contribute(ctx.services);
   }
 
   start(ctx: PluginContext<MonitorConfig>): void {
     const config = ctx.config;
     const { instances: registry, log } = ctx;
-    if (config['default-timeout'] > config['status-interval']) {
-      // As SBA warns: the per-request time-out cannot take full effect.
-      const cutOff = statusCallCutOff(config['status-interval']);
-      const effect = cutOff > 0 ? `a status check is cut off after ${cutOff} ms (|status-interval - 1 s|)` : 'a slow instance is checked less often than configured';
-      log.warn(`monitor.default-timeout is longer than monitor.status-interval: ${effect}`);
-    }
+    warnAboutTimeouts(config, log);
     const strategies = ctx.services.collect(DETECTION_STRATEGY);
     if (strategies.length === 0) log.info('no detection strategy loaded: endpoints are not detected');
     const limiter = new ConcurrencyLimiter(config['max-concurrent-checks']);
-    const maxTimeout = Math.max(config['default-timeout'], ...Object.values(config.timeout));
-    const maxRetries = Math.max(config['default-retries'], ...Object.values(config.retries));
-    // Strategies run one after the other, each of whose calls may be retried.
     const ownership = ctx.services.use(OWNERSHIP)!;
     const detectionLog = log.child('detection');
     const foreign = new ForeignEndpointFilter(config['allow-foreign-endpoints'], detectionLog);
-    const detector = new EndpointDetector(registry, strategies, detectionLog, strategies.length * (1 + maxRetries) * maxTimeout + 1000, foreign, ownership);
+    const detector = new EndpointDetector(registry, strategies, detectionLog, detectionDeadline(config, strategies.length), foreign, ownership);
     const status = new StatusUpdater({
       registry,
       ownership,
@@ -77,28 +76,53 @@ export class Monitor {
     const info = new InfoUpdater(registry, ownership, this.#client, DEFAULT_MAX_BODY_BYTES);
     const checks: Checks = {
       status: new IntervalCheck({
-        name: 'status', check: status.update, limiter, log,
+        name: 'status', observe: this.#metrics.observer('status'), check: status.update, limiter, log,
         interval: config['status-interval'], lifetime: config['status-lifetime'], maxBackoff: config['status-max-backoff'],
       }),
       info: new IntervalCheck({
-        name: 'info', check: info.update, limiter, log,
+        name: 'info', observe: this.#metrics.observer('info'), check: info.update, limiter, log,
         interval: config['info-interval'], lifetime: config['info-lifetime'], maxBackoff: config['info-max-backoff'],
       }),
       detection: detector.enabled
         ? new IntervalCheck({
-          name: 'detection', check: detector.detect, limiter, log,
+          name: 'detection', observe: this.#metrics.observer('detection'), check: detector.detect, limiter, log,
           interval: config['detection-interval'], lifetime: config['detection-interval'], maxBackoff: config['detection-interval'],
         })
         : undefined,
     };
     // Subscribed here, not in setup: a trigger starts I/O, which setup must not.
     const unsubscribe = subscribeTriggers(ctx.bus, registry, ownership, checks, (id) => this.#damper.forget(id));
-    this.#running = { checks, detector, unsubscribe };
+    this.#running = { checks, detector, status, limiter, foreign, strategies: strategies.length, unsubscribe };
     for (const check of [checks.status, checks.info, checks.detection]) check?.start();
     // Anything registered before start (between listen and start) is checked now.
     for (const instance of registry.list()) if (ownership.owns(instance.id)) checks.status.now(instance.id);
     // The kernel aborts its signal before plugins stop (later plugins stop first): quiet down at once.
     ctx.signal.addEventListener('abort', () => this.#halt(), { once: true });
+  }
+
+  /**
+   * Applies a changed `monitor` section while running: intervals, lifetimes, backoffs, time-outs,
+   * retries, damping, concurrency and the foreign-endpoint rule. No call in flight is cut and no
+   * connection dropped. Returns the keys that need a restart (the connection pool's size).
+   */
+  reload(ctx: PluginContext<MonitorConfig>, config: MonitorConfig): string[] {
+    const running = this.#running;
+    const before = ctx.config;
+    warnAboutTimeouts(config, ctx.log);
+    this.#client.reconfigure({ defaultTimeout: config['default-timeout'], defaultRetries: config['default-retries'], timeouts: config.timeout, retries: config.retries });
+    this.#damper.reconfigure(config['failures-before-down'], config['successes-before-up']);
+    if (running) {
+      running.status.reconfigure({ detection: config['status-change-detection'], callCutOff: statusCallCutOff(config['status-interval']) });
+      running.limiter.resize(config['max-concurrent-checks']);
+      running.foreign.reconfigure(config['allow-foreign-endpoints']);
+      running.detector.timeoutMs = detectionDeadline(config, running.strategies);
+      const cadence = (kind: 'status' | 'info') => ({ interval: config[`${kind}-interval`], lifetime: config[`${kind}-lifetime`], maxBackoff: config[`${kind}-max-backoff`] });
+      if (changed(before, config, ['status-interval', 'status-lifetime', 'status-max-backoff'])) running.checks.status.reconfigure(cadence('status'));
+      if (changed(before, config, ['info-interval', 'info-lifetime', 'info-max-backoff'])) running.checks.info.reconfigure(cadence('info'));
+      const detection = config['detection-interval'];
+      if (before['detection-interval'] !== detection) running.checks.detection?.reconfigure({ interval: detection, lifetime: detection, maxBackoff: detection });
+    }
+    return before['max-connections-per-origin'] === config['max-connections-per-origin'] ? [] : ['max-connections-per-origin'];
   }
 
   async stop(): Promise<void> {
@@ -127,4 +151,23 @@ export class Monitor {
     await running.detector.detect(id, this.#abort.signal).catch(() => undefined);
     return registry.get(id);
   }
+}
+
+/** Strategies run one after the other, each of whose calls may be retried. */
+function detectionDeadline(config: MonitorConfig, strategies: number): number {
+  const maxTimeout = Math.max(config['default-timeout'], ...Object.values(config.timeout));
+  const maxRetries = Math.max(config['default-retries'], ...Object.values(config.retries));
+  return strategies * (1 + maxRetries) * maxTimeout + 1000;
+}
+
+/** As SBA warns: the per-request time-out cannot take full effect. */
+function warnAboutTimeouts(config: MonitorConfig, log: Logger): void {
+  if (config['default-timeout'] <= config['status-interval']) return;
+  const cutOff = statusCallCutOff(config['status-interval']);
+  const effect = cutOff > 0 ? `a status check is cut off after ${cutOff} ms (|status-interval - 1 s|)` : 'a slow instance is checked less often than configured';
+  log.warn(`monitor.default-timeout is longer than monitor.status-interval: ${effect}`);
+}
+
+function changed(before: MonitorConfig, after: MonitorConfig, keys: readonly (keyof MonitorConfig)[]): boolean {
+  return keys.some((key) => before[key] !== after[key]);
 }

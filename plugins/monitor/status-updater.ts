@@ -30,7 +30,12 @@ export function statusCallCutOff(statusInterval: number): number {
 
 /** SBA's StatusUpdater: calls the health URL, maps the answer, records a change. */
 export class StatusUpdater {
-  constructor(private readonly options: StatusUpdaterOptions) {}
+  constructor(private options: StatusUpdaterOptions) {}
+
+  /** A new detection mode or cut-off (reload), for the checks that start from now on. */
+  reconfigure(changes: Pick<StatusUpdaterOptions, 'detection' | 'callCutOff'>): void {
+    this.options = { ...this.options, ...changes };
+  }
 
   readonly update = async (id: string, signal: AbortSignal): Promise<CheckOutcome> => {
     const { registry, client, callCutOff } = this.options;

@@ -1,4 +1,5 @@
-import { definePlugin, type HttpMethod, type PluginContext } from '../../core/plugin-api.js';
+import { LabelledCounts, METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { proxyApi } from './api-description.js';
 import { applicationProxy } from './application-proxy.js';
 import { proxyConfigSchema, type ProxyConfig } from './config-schema.js';
 import { instanceProxy } from './instance-proxy.js';
@@ -27,13 +28,15 @@ export default definePlugin<ProxyConfig>({
     runtimes.set(ctx, runtime);
     runtime.calls.follow(ctx.signal, 'shutdown');
     const plain = ctx as PluginContext<unknown>;
+    const counted = countedBy(new LabelledCounts(['code_class']), ctx);
     // The bare `/actuator` forms exist to answer "no endpoint specified" like the rest of the proxy.
     for (const path of ['/instances/:id/actuator', '/instances/:id/actuator/*']) {
-      ctx.http.route(METHODS, path, instanceProxy(plain, runtime));
+      ctx.http.route(METHODS, path, counted(instanceProxy(plain, runtime)));
     }
     for (const path of ['/applications/:name/actuator', '/applications/:name/actuator/*']) {
-      ctx.http.route(METHODS, path, applicationProxy(plain, runtime));
+      ctx.http.route(METHODS, path, counted(applicationProxy(plain, runtime)));
     }
+    proxyApi(ctx.services, METHODS);
   },
   start(ctx) {
     runtimes.get(ctx)?.open();
@@ -43,3 +46,19 @@ export default definePlugin<ProxyConfig>({
     runtimes.delete(ctx);
   },
 });
+
+/**
+ * Counts the proxy's answers by status class (`vigil_proxy_requests_total`), the instance's or
+ * Vigil's own (404, 502, 504), once each response has closed.
+ */
+function countedBy(counts: LabelledCounts, ctx: PluginContext<ProxyConfig>): (handler: RouteHandler) => RouteHandler {
+  ctx.services.contribute(METRICS, {
+    name: 'vigil_proxy_requests_total', help: 'Requests through the actuator proxy, by the status class of the answer', type: 'counter',
+    labelNames: ['code_class'], collect: () => counts.samples(),
+  });
+  const classes = new Map([1, 2, 3, 4, 5].map((n) => [n, { code_class: `${n}xx` }]));
+  return (handler) => (req, res) => {
+    res.once('close', () => counts.inc(classes.get(Math.floor(res.statusCode / 100)) ?? { code_class: 'other' }));
+    return handler(req, res);
+  };
+}

@@ -1,6 +1,7 @@
 import { definePlugin } from '../../core/plugin-api.js';
 import { applicationRoutes } from './application-routes.js';
 import { instanceRoutes } from './instance-routes.js';
+import { restApi } from './api-description.js';
 
 /**
  * `rest-api`: the registry part of the HTTP API (reference §0): `/instances`, `/applications`
@@ -12,5 +13,6 @@ export default definePlugin({
   setup(ctx) {
     instanceRoutes(ctx);
     applicationRoutes(ctx);
+    restApi(ctx.services);
   },
 });

@@ -33,6 +33,11 @@ export class StreamHub {
     this.#published = options.instances.lastSeq;
   }
 
+  /** Streams open now (`vigil_sse_subscribers`). */
+  get size(): number {
+    return this.#streams.size;
+  }
+
   /**
    * Opens a stream on `res`: headers and a ping, then (with a `Last-Event-ID`) the held events
    * the client missed, then live ones. It joins the fan-out before the replay is read, and the

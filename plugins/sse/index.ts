@@ -1,4 +1,5 @@
-import { definePlugin } from '../../core/plugin-api.js';
+import { METRICS, definePlugin } from '../../core/plugin-api.js';
+import { streamsApi } from './api-description.js';
 import { configSchema, type SseConfig } from './config-schema.js';
 import { StreamHub } from './hub.js';
 import { streamRoutes } from './routes.js';
@@ -26,6 +27,8 @@ export default definePlugin<SseConfig>({
     });
     hubs.set(ctx.signal, hub);
     streamRoutes(ctx, hub);
+    streamsApi(ctx.services);
+    ctx.services.contribute(METRICS, { name: 'vigil_sse_subscribers', help: 'Server-Sent Event streams open now', type: 'gauge', collect: () => [{ value: hub.size }] });
     ctx.bus.on('instance.changed', (change) => hub.publish(change));
     // The signal aborts as the kernel begins to stop, before plugins stop: streams end first.
     ctx.signal.addEventListener('abort', () => hub.close(), { once: true });

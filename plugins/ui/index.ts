@@ -1,6 +1,7 @@
 import { definePlugin, type VigilPlugin } from '../../core/plugin-api.js';
 import { DEFAULT_APP_FOLDER, checkAppFolder } from './app-folder.js';
 import { staticRoutes } from './static-routes.js';
+import { uiApi } from './api-description.js';
 
 /**
  * The `ui` plugin for a given app folder; tests point it at a folder of their own. The folder is
@@ -16,6 +17,7 @@ export function createUiPlugin(folder: string = DEFAULT_APP_FOLDER): VigilPlugin
     setup(ctx) {
       checkAppFolder(folder);
       staticRoutes(ctx.http, folder);
+      uiApi(ctx.services);
     },
   });
 }

@@ -18,7 +18,7 @@ const FLOOD_DEFAULTS = {
 
 test('defaults: realm Vigil, role admin, the flood limits', async () => {
   const config = await basicAuthSchema.validate({ users: [{ username: ' admin ', password: 'pw' }] });
-  assert.equal(config, { realm: 'Vigil', users: [{ username: 'admin', password: 'pw', role: 'admin' }], tokens: [], ...FLOOD_DEFAULTS });
+  assert.equal(config, { realm: 'Vigil', 'anonymous-probes': false, users: [{ username: 'admin', password: 'pw', role: 'admin' }], tokens: [], ...FLOOD_DEFAULTS });
 });
 
 test('flood limits: durations, whole numbers in range, each named when wrong', async () => {
@@ -88,7 +88,7 @@ test('users: missing fields, duplicates, bad roles, colons and malformed hashes 
   }), [
     'plugin "basic-auth": basic-auth.users[1].password: starts like a scrypt hash but is malformed; make a new one with `vigil hash-password`',
     'plugin "basic-auth": basic-auth.users[2].username: must not contain ":" or control characters',
-    'plugin "basic-auth": basic-auth.users[2].role: must be one of: admin, registration',
+    'plugin "basic-auth": basic-auth.users[2].role: must be one of: admin, registration, metrics',
     'plugin "basic-auth": basic-auth.users[3].username: is required',
     'plugin "basic-auth": basic-auth.users[3]: unknown key(s): extra',
     'plugin "basic-auth": basic-auth.users: username(s) listed twice: ops',

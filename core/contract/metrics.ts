@@ -1,0 +1,110 @@
+import { defineToken } from './tokens.js';
+
+/**
+ * Metrics a plugin contributes to `GET /metrics`, under `METRICS`, one contribution per metric
+ * family, in `setup`. The `metrics` plugin renders them in the Prometheus text format with the
+ * kernel's own; without it they cost nothing but the counting.
+ *
+ * The description is plain data, so a third-party plugin needs no metrics library (and no second
+ * copy of one): a family says what it is, and `collect()` gives its current samples when
+ * Prometheus scrapes. Values are computed then, not per event: a plugin keeps only counters (the
+ * `LabelledCounts` and `LabelledHistogram` helpers below) and reads gauges from its own state.
+ *
+ * Rules the `metrics` plugin enforces when it starts (a family that breaks one stops start-up,
+ * naming the family):
+ * - `name` is `vigil_` plus snake_case (`[a-z_][a-z0-9_]*`), in base units (`_seconds`, `_bytes`);
+ *   a counter's ends in `_total`; names are unique across all plugins;
+ * - label names match `[a-zA-Z_][a-zA-Z0-9_]*`, do not start with `__`, and are never `instance`,
+ *   `job` (Prometheus attaches those itself) or `le`;
+ * - label values are bounded: never a raw path, URL, or anything a client chooses freely.
+ */
+export type MetricLabels = Readonly<Record<string, string>>;
+
+export interface MetricSample {
+  /** One value per name in the family's `labelNames`; a missing one is written as `""`. */
+  readonly labels?: MetricLabels;
+  readonly value: number;
+}
+
+export interface HistogramSample {
+  readonly labels?: MetricLabels;
+  /** Cumulative counts, one per bound of the family's `buckets`, in order (the `+Inf` bucket is `count`). */
+  readonly bucketCounts: readonly number[];
+  readonly sum: number;
+  readonly count: number;
+}
+
+type Collected<T> = Iterable<T> | Promise<Iterable<T>>;
+
+interface FamilyBase {
+  readonly name: string;
+  /** One line for `# HELP`. */
+  readonly help: string;
+  readonly labelNames?: readonly string[];
+}
+
+export interface CounterFamily extends FamilyBase {
+  readonly type: 'counter';
+  collect(): Collected<MetricSample>;
+}
+
+export interface GaugeFamily extends FamilyBase {
+  readonly type: 'gauge';
+  collect(): Collected<MetricSample>;
+}
+
+export interface HistogramFamily extends FamilyBase {
+  readonly type: 'histogram';
+  /** Upper bounds, increasing, without `+Inf`. */
+  readonly buckets: readonly number[];
+  collect(): Collected<HistogramSample>;
+}
+
+export type MetricFamily = CounterFamily | GaugeFamily | HistogramFamily;
+
+export const METRICS = defineToken<MetricFamily>('vigil.metrics');
+
+const SEPARATOR = '\u0000';
+
+/** Counters per label set: `inc()` on the hot path is one Map update; `samples()` at scrape time. */
+export class LabelledCounts {
+  readonly #counts = new Map<string, { labels: MetricLabels; value: number }>();
+
+  constructor(private readonly labelNames: readonly string[] = []) {}
+
+  inc(labels: MetricLabels = {}, by = 1): void {
+    const key = this.labelNames.map((name) => labels[name] ?? '').join(SEPARATOR);
+    const entry = this.#counts.get(key);
+    if (entry) entry.value += by;
+    else this.#counts.set(key, { labels, value: by });
+  }
+
+  samples(): MetricSample[] {
+    return [...this.#counts.values()].map(({ labels, value }) => ({ labels, value }));
+  }
+}
+
+/** A histogram per label set, with fixed bounds; `observe()` is a few additions. */
+export class LabelledHistogram {
+  readonly #series = new Map<string, { labels: MetricLabels; counts: number[]; sum: number; count: number }>();
+
+  constructor(readonly buckets: readonly number[], private readonly labelNames: readonly string[] = []) {}
+
+  observe(value: number, labels: MetricLabels = {}): void {
+    const key = this.labelNames.map((name) => labels[name] ?? '').join(SEPARATOR);
+    let series = this.#series.get(key);
+    if (!series) this.#series.set(key, (series = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
+    // Only the first bucket that holds the value; samples() makes the counts cumulative.
+    const index = this.buckets.findIndex((bound) => value <= bound);
+    if (index >= 0) series.counts[index]! += 1;
+    series.sum += value;
+    series.count += 1;
+  }
+
+  samples(): HistogramSample[] {
+    return [...this.#series.values()].map(({ labels, counts, sum, count }) => {
+      let running = 0;
+      return { labels, bucketCounts: counts.map((n) => (running += n)), sum, count };
+    });
+  }
+}

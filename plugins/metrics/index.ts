@@ -1,0 +1,84 @@
+import { Registry, type Metric } from 'prom-client';
+import { API_DESCRIPTION, ERROR_RESPONSE, METRICS, definePlugin, type MetricFamily, type PluginContext } from '../../core/plugin-api.js';
+import { metricsSchema, type MetricsConfig } from './config.js';
+import { familyProblems, promMetric } from './families.js';
+import { processRegistry } from './process-metrics.js';
+import { registryFamilies } from './registry-families.js';
+
+interface State {
+  readonly own: readonly MetricFamily[];
+  registry: Registry | undefined;
+}
+
+// One context per plugin per kernel for its whole life (the host's promise): it keys the state.
+const states = new WeakMap<PluginContext<MetricsConfig>, State>();
+
+/**
+ * `metrics`: `GET /metrics` in the Prometheus text format (0.0.4), from prom-client with a
+ * registry of its own per kernel. Every value is read when Prometheus scrapes: the registry, the
+ * open streams, the contributed families; between scrapes only counters move. Plugins add their
+ * families through `METRICS` (see core/contract/metrics.ts).
+ */
+export default definePlugin<MetricsConfig>({
+  name: 'metrics',
+  version: '1.0.0',
+  configSchema: metricsSchema,
+  setup(ctx) {
+    const own = registryFamilies(ctx as PluginContext<unknown>);
+    states.set(ctx, { own, registry: undefined });
+    ctx.http.route('GET', '/metrics', async (_req, res) => {
+      const registry = states.get(ctx)?.registry;
+      // Kernel families first, then the process's: both end with a newline.
+      const text = `${registry ? await registry.metrics() : ''}\n${await processRegistry().metrics()}`;
+      res.writeHead(200, { 'content-type': Registry.PROMETHEUS_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+      res.end(text);
+    });
+    ctx.services.contribute(API_DESCRIPTION, {
+      tags: [{ name: 'ops', description: 'Vigil observed by its operators: metrics, Prometheus targets, probes, this document' }],
+      paths: {
+        '/metrics': {
+          get: {
+            tags: ['ops'],
+            summary: 'Vigil\'s own metrics, in the Prometheus text format',
+            description: 'Names start with vigil_ (plus the process_* and nodejs_* defaults); values are computed at scrape time. See the README section "Metrics" for every name.',
+            operationId: 'getMetrics',
+            responses: {
+              200: { description: 'The exposition', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
+              default: ERROR_RESPONSE,
+            },
+          },
+        },
+      },
+    });
+  },
+  start(ctx) {
+    const state = states.get(ctx)!;
+    // Contributions are all in once every plugin has set up; a bad one stops start-up here.
+    state.registry = buildRegistry([...state.own, ...ctx.services.collect(METRICS)], ctx.config['per-instance']);
+  },
+  reload(ctx, config) {
+    const state = states.get(ctx)!;
+    state.registry = buildRegistry([...state.own, ...ctx.services.collect(METRICS)], config['per-instance']);
+  },
+  stop(ctx) {
+    states.delete(ctx);
+  },
+});
+
+function buildRegistry(families: readonly MetricFamily[], perInstance: boolean): Registry {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const family of families) {
+    problems.push(...familyProblems(family));
+    if (seen.has(family.name)) problems.push(`metric "${family.name}" is contributed twice`);
+    seen.add(family.name);
+  }
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  const registry = new Registry();
+  for (const family of families) {
+    if (family.name === 'vigil_instance_up' && !perInstance) continue;
+    // prom-client formats any object with a name and get(); its types only know its own classes.
+    registry.registerMetric(promMetric(family) as unknown as Metric);
+  }
+  return registry;
+}

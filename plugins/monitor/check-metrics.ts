@@ -1,0 +1,36 @@
+import { LabelledCounts, LabelledHistogram, METRICS, type Services } from '../../core/plugin-api.js';
+
+/** Prometheus's default bounds: health calls range from a millisecond on loopback to the time-out. */
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The monitor's metrics: every check that reached a verdict, counted by kind (`status`, `info`,
+ * `detection`) and result (`success`: the instance answered, whatever its status; `failure`: it
+ * did not, e.g. a refused connection or a time-out), and its duration. Counting only: the
+ * `metrics` plugin reads them when scraped.
+ */
+export class CheckMetrics {
+  readonly #checks = new LabelledCounts(['kind', 'result']);
+  readonly #durations = new LabelledHistogram(BUCKETS, ['kind']);
+
+  contribute(services: Services): void {
+    services.contribute(METRICS, {
+      name: 'vigil_checks_total', help: 'Checks of instances that reached a verdict, by kind (status, info, detection) and result (success, failure)',
+      type: 'counter', labelNames: ['kind', 'result'], collect: () => this.#checks.samples(),
+    });
+    services.contribute(METRICS, {
+      name: 'vigil_check_duration_seconds', help: 'Duration of checks of instances, by kind', type: 'histogram',
+      labelNames: ['kind'], buckets: BUCKETS, collect: () => this.#durations.samples(),
+    });
+  }
+
+  observer(kind: string): (outcome: 'ok' | 'error', seconds: number) => void {
+    const labels = { kind };
+    const success = { kind, result: 'success' };
+    const failure = { kind, result: 'failure' };
+    return (outcome, seconds) => {
+      this.#checks.inc(outcome === 'ok' ? success : failure);
+      this.#durations.observe(seconds, labels);
+    };
+  }
+}

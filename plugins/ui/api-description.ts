@@ -1,0 +1,22 @@
+import { API_DESCRIPTION, ERROR_RESPONSE, pathParameter, type Services } from '../../core/plugin-api.js';
+
+/** ui's routes in the OpenAPI document. */
+export function uiApi(services: Services): void {
+  const page = (method: string) => ({
+    tags: ['ui'], summary: 'The dashboard page', operationId: `${method}Dashboard`,
+    description: 'An HTML page; a client that accepts only JSON gets 406. Without the trailing slash after a context path: 308 to it.',
+    responses: { 200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } }, 308: { description: 'Redirect to the path with a slash' }, default: ERROR_RESPONSE },
+  });
+  const file = (method: string) => ({
+    tags: ['ui'], summary: 'A file of the dashboard', operationId: `${method}DashboardFile`,
+    parameters: [pathParameter('path', 'The file below ui/')],
+    responses: { 200: { description: 'The file', content: { '*/*': { schema: {} } } }, default: ERROR_RESPONSE },
+  });
+  services.contribute(API_DESCRIPTION, {
+    tags: [{ name: 'ui', description: 'The web dashboard' }],
+    paths: {
+      '/': { get: page('get'), head: page('head') },
+      '/ui/{path}': { get: file('get'), head: file('head') },
+    },
+  });
+}
