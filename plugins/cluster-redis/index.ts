@@ -1,5 +1,6 @@
-import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, definePlugin, type ConfigSchema } from '../../core/plugin-api.js';
+import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, definePlugin, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
 import { ClusterNode } from './cluster-node.js';
+import { contributeClusterMetrics } from './cluster-metrics.js';
 import { clusterRedisSchema, nodeIdOf, type ClusterRedisConfig } from './config.js';
 import { messageOf } from './redis-link.js';
 
@@ -26,6 +27,7 @@ export default definePlugin<ClusterRedisConfig>({
     ctx.services.provide(SHARED_STATE, node.sharedState);
     ctx.services.provide(EVENT_OUTBOX, node.outbox);
     ctx.services.provide(NODE_ID, nodeId);
+    contributeClusterMetrics(ctx as PluginContext<unknown>, () => nodes.get(ctx.signal));
     // POST /applications on any node reaches every node: each re-checks what it owns, and the
     // holder of each discovery lease runs its source.
     ctx.bus.on('instances.refresh-requested', ({ reason, remote }) => {

@@ -35,11 +35,18 @@ export class RedisHistory implements EventLog {
   #receiver: LogReceiver | undefined;
   #incarnation = '';
   #feedId = '0-0';
+  /** The newest seq this node knows the cluster has issued (from its loads and the feed). */
+  #newestSeen = 0;
   #closed = false;
   #tail: Promise<void> | undefined;
   #reloading: Promise<void> | undefined;
 
   constructor(private readonly link: RedisLink, private readonly keys: Keys, private readonly options: HistoryOptions) {}
+
+  /** How many events the cluster has recorded beyond `applied` (this node's newest), as of the last look. */
+  lag(applied: number): number {
+    return Math.max(0, this.#newestSeen - applied);
+  }
 
   /** The incarnation of the history loaded (empty before open). */
   get incarnation(): string {
@@ -125,6 +132,7 @@ export class RedisHistory implements EventLog {
     events.sort((a, b) => a.seq - b.seq);
     this.#incarnation = incarnation;
     this.#feedId = tip[0]?.[0] ?? '0-0';
+    this.#newestSeen = Math.max(this.#newestSeen, Number(seq));
     this.#receiver?.load(snapshots, events, { first: Number(base), last: Number(seq) });
     this.options.log.info(`loaded ${snapshots.length} instance(s) and ${events.length} event(s) from Redis (history ${incarnation})`);
   }
@@ -168,8 +176,13 @@ export class RedisHistory implements EventLog {
   #deliver(fields: Fields): void {
     const receiver = this.#receiver;
     if (!receiver) return;
-    if (fields.d !== undefined) receiver.dropped(fields.d);
-    else receiver.event(decodeEvent(fields));
+    if (fields.d !== undefined) {
+      receiver.dropped(fields.d);
+      return;
+    }
+    const event = decodeEvent(fields);
+    this.#newestSeen = Math.max(this.#newestSeen, event.seq);
+    receiver.event(event);
   }
 
   /** A script's refusal as the contract's error. */

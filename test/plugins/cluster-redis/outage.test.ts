@@ -54,6 +54,11 @@ async function outage(kind: 'shutdown' | 'hang'): Promise<void> {
     assert.is((refused.json as { status: number }).status, 503);
     assert.is((await call('GET', `${nodes[0]!.url}/instances`)).status, 200);
     assert.is((await instancesOf(nodes[1]!)).length, 10);
+    // A load balancer can prefer nodes that reach Redis.
+    const unready = await call('GET', `${nodes[0]!.url}/health/readiness`);
+    assert.is(unready.status, 503);
+    assert.match(unready.text, /Redis unreachable/);
+    assert.match((await call('GET', `${nodes[0]!.url}/metrics`)).text, /^vigil_cluster_redis_up 0$/m);
     // Checks go on; the change cannot be written yet.
     fleet!.setStatus(3, 'DOWN');
     const since = Date.now();
@@ -65,6 +70,7 @@ async function outage(kind: 'shutdown' | 'hang'): Promise<void> {
     await eventually(async () => statusesOf(await eventsOf(nodes[1]!), ids.get(3)!).includes('DOWN'), 'the change written after the outage');
     await stream.waitFor((m) => m.json.instance === ids.get(3) && m.json.statusInfo?.status === 'DOWN', 'the change on the stream that stayed open');
     assert.is((await post(nodes[1]!, 50)).status, 201);
+    assert.is((await call('GET', `${nodes[0]!.url}/health/readiness`)).status, 200);
     const events = await converged(nodes);
     assertNoDuplicates(events);
     assert.equal(statusesOf(events, ids.get(3)!), ['UP', 'DOWN']);
@@ -93,7 +99,8 @@ test('Redis restarted empty: every node notices and rebuilds the registry from w
     const lists = await Promise.all(nodes.map((node) => instancesOf(node)));
     return lists.every((list) => list.length === ids.length && list.every((i) => i.statusInfo.status === 'UP'));
   }, 'every instance back and UP on every node', 15_000);
-  const events = await converged(nodes);
+  // Two ways to notice (a heartbeat, a refused write) and a reload each: a guard, not a timing.
+  const events = await converged(nodes, 20_000);
   assertNoDuplicates(events);
   for (const id of ids) assert.equal(events.filter((e) => e.instance === id && e.type === 'REGISTERED').length, 1, `${id} registered once in the new history`);
   assert.ok(before.length > 0 && JSON.stringify(events) !== JSON.stringify(before), 'a new history');

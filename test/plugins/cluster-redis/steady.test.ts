@@ -44,6 +44,15 @@ test('steady state: each instance is checked by exactly one node, every node hol
   const events = await converged(nodes);
   assertNoDuplicates(events);
   for (const id of ids.values()) assert.equal(statusesOf(events, id), ['UP'], `one STATUS_CHANGED for ${id}`);
+  // Each node's metrics: three live nodes, the instances it checks, Redis up.
+  let owned = 0;
+  for (const node of nodes) {
+    const metrics = (await call('GET', `${node.url}/metrics`)).text;
+    assert.match(metrics, /^vigil_cluster_nodes 3$/m);
+    assert.match(metrics, /^vigil_cluster_redis_up 1$/m);
+    owned += Number(/^vigil_cluster_owned_instances (\d+)$/m.exec(metrics)?.[1]);
+  }
+  assert.is(owned, INSTANCES, 'every instance owned by exactly one node');
 });
 
 test('a registration made on one node is read on another; a stream on one node sees checks made on another', async () => {

@@ -8,7 +8,7 @@ export const FAST = {
   cluster: { 'heartbeat-interval': '200ms', 'heartbeat-ttl': '800ms', 'command-timeout': '500ms' },
 } as const;
 
-export const PLUGINS = ['rest-api', 'sse', 'proxy', 'monitor', 'detect-index', 'cluster-redis'];
+export const PLUGINS = ['rest-api', 'sse', 'proxy', 'monitor', 'detect-index', 'probes', 'metrics', 'cluster-redis'];
 
 export interface NodeOptions {
   readonly redisUrl?: string;
