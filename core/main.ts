@@ -65,6 +65,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   // Signals are handled from before the first line says "listening": a supervisor may stop us at once.
   const shutdown = (signal: NodeJS.Signals | 'exit requested', exitCode = 0) => {
     log.info(`${signal === 'exit requested' ? 'a plugin asked to exit' : `${signal} received`}, stopping`);
+    // Also the code if the process ends on its own before the explicit exit below.
+    process.exitCode = exitCode;
     // Whatever happens, the process is gone before the 5 s systemd and the contract allow.
     setTimeout(() => {
       log.error('shutdown did not finish in time; exiting');

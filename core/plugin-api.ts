@@ -218,6 +218,12 @@ export interface Registry {
    * daemon is never taken for one of this run. Seqs are decimal and increase across restarts.
    */
   resumePoint(lastEventId: number): number;
+  /**
+   * Resolves true once this node's copy holds the event `seq` (at once when it does), false after
+   * `timeoutMs`. A stream resumed on a node that lags behind the one the client came from waits
+   * here first, so it neither skips nor repeats what the client saw there.
+   */
+  waitForSeq(seq: number, timeoutMs: number): Promise<boolean>;
 }
 
 /** How a write is made. */

@@ -165,6 +165,10 @@ export class InstanceRegistry implements LogReceiver {
     return lastEventId >= this.#firstSeq - 1 && lastEventId <= this.#lastSeq ? lastEventId : 0;
   }
 
+  async waitForSeq(seq: number, timeoutMs: number): Promise<boolean> {
+    return seq <= this.#lastSeq || this.#seqWaiters.until(seq, timeoutMs);
+  }
+
   /** LogReceiver: the log's whole state, replacing this node's. */
   load(snapshots: readonly Instance[], events: readonly InstanceEvent[], seqs: { readonly first: number; readonly last: number }): void {
     const reloaded = this.#snapshots.size > 0 || this.#lastSeq > 0;

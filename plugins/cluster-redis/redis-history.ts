@@ -5,7 +5,7 @@ import {
 } from '../../core/plugin-api.js';
 import type { Keys } from './keys.js';
 import { APPEND, DROP, INIT } from './scripts.js';
-import { messageOf, type Client, type RedisLink } from './redis-link.js';
+import { messageOf, pause, type Client, type RedisLink } from './redis-link.js';
 
 /** How long one feed read waits for news before it asks again (and notices it should stop). */
 const BLOCK_MS = 1000;
@@ -38,6 +38,8 @@ export class RedisHistory implements EventLog {
   /** The newest seq this node knows the cluster has issued (from its loads and the feed). */
   #newestSeen = 0;
   #closed = false;
+  /** Aborted at close: a loop waiting out an outage stops waiting. */
+  readonly #stopping = new AbortController();
   #tail: Promise<void> | undefined;
   #reloading: Promise<void> | undefined;
 
@@ -91,6 +93,7 @@ export class RedisHistory implements EventLog {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#stopping.abort();
     await this.#tail;
     this.#receiver = undefined;
   }
@@ -151,7 +154,7 @@ export class RedisHistory implements EventLog {
       } catch (error) {
         if (this.#closed) return;
         if (!(error instanceof StoreUnavailableError)) this.options.log.error(`reading the change feed failed: ${messageOf(error)}`);
-        await Promise.race([link.whenUp(), pause(BLOCK_MS)]);
+        await Promise.race([link.whenUp(), pause(BLOCK_MS, this.#stopping.signal)]);
         if (link.up) await this.#afterOutage().catch((problem: unknown) => this.options.log.warn(`catching up after the outage failed: ${messageOf(problem)}`));
       }
     }
@@ -215,10 +218,6 @@ export function compareIds(a: string, b: string): number {
   const [am, an] = a.split('-').map(Number) as [number, number];
   const [bm, bn] = b.split('-').map(Number) as [number, number];
   return am - bm || an - bn;
-}
-
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 export type { Client };

@@ -285,6 +285,20 @@ function isOutage(error: unknown): boolean {
   return /^(READONLY|LOADING|MASTERDOWN)/.test(messageOf(error));
 }
 
+/** Waits `ms`, or until `signal` aborts (a loop waiting out an outage stops at close). */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

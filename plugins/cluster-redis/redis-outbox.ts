@@ -1,6 +1,6 @@
 import { StoreUnavailableError, type EventOutbox, type InstanceEventType, type Logger, type OutboxItem } from '../../core/plugin-api.js';
 import type { Keys } from './keys.js';
-import { messageOf, type RedisLink } from './redis-link.js';
+import { messageOf, pause, type RedisLink } from './redis-link.js';
 
 const GROUP = 'notify';
 const BLOCK_MS = 1000;
@@ -30,6 +30,7 @@ export class RedisOutbox implements EventOutbox {
   readonly #handlers: ((item: OutboxItem) => Promise<void>)[] = [];
   readonly #working = new Set<string>();
   #running = false;
+  #stopping = new AbortController();
   #loop: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
 
@@ -46,6 +47,7 @@ export class RedisOutbox implements EventOutbox {
 
   async stop(): Promise<void> {
     this.#running = false;
+    this.#stopping.abort();
     clearInterval(this.#timer);
     await this.#loop;
   }
@@ -70,6 +72,7 @@ export class RedisOutbox implements EventOutbox {
 
   #start(): void {
     this.#running = true;
+    this.#stopping = new AbortController();
     const beat = () => void this.#beat().catch((error: unknown) => {
       if (!(error instanceof StoreUnavailableError)) this.options.log.warn(`outbox upkeep failed: ${messageOf(error)}`);
     });
@@ -107,7 +110,7 @@ export class RedisOutbox implements EventOutbox {
         if (!this.#running) return;
         // NOGROUP: the group is made at the next beat (Redis may have lost it).
         if (!(error instanceof StoreUnavailableError) && !messageOf(error).startsWith('NOGROUP')) options.log.warn(`reading the outbox failed: ${messageOf(error)}`);
-        await Promise.race([link.whenUp(), new Promise((resolve) => setTimeout(resolve, BLOCK_MS).unref())]);
+        await Promise.race([link.whenUp(), pause(BLOCK_MS, this.#stopping.signal)]);
       }
     }
   }

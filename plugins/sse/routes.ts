@@ -5,6 +5,8 @@ import type { StreamHub } from './hub.js';
 import type { Topic } from './topic.js';
 
 const SSE = 'text/event-stream';
+/** How long a resumed stream waits for this node to catch up with the client's last id. */
+const CATCH_UP_MS = 3000;
 
 /**
  * Every stream form of the contract (CONTRACT §4): the seed's `/events` paths, which are always
@@ -13,9 +15,15 @@ const SSE = 'text/event-stream';
 export function streamRoutes({ http, instances }: PluginContext<unknown>, hub: StreamHub): void {
   // HEAD gets a GET's headers and ends: Node ignores body writes on a HEAD response and holds the
   // headers back until the first one, so a subscribed HEAD would never be answered at all.
-  const stream = (req: VigilRequest, res: ServerResponse, topic: Topic): void => {
-    if (req.method === 'HEAD') res.writeHead(200, STREAM_HEADERS).end();
-    else hub.subscribe(res, topic, lastEventIdOf(req));
+  const stream = async (req: VigilRequest, res: ServerResponse, topic: Topic): Promise<void> => {
+    if (req.method === 'HEAD') {
+      res.writeHead(200, STREAM_HEADERS).end();
+      return;
+    }
+    const lastEventId = lastEventIdOf(req);
+    // An id this node has not reached yet may come from a node ahead of it (a cluster): catch up first.
+    if (lastEventId !== undefined && lastEventId > instances.lastSeq) await instances.waitForSeq(lastEventId, CATCH_UP_MS);
+    hub.subscribe(res, topic, lastEventId);
   };
   const open = (topic: Topic): RouteHandler => (req, res) => stream(req, res, topic);
   const applications = open({ kind: 'applications' });
@@ -25,7 +33,7 @@ export function streamRoutes({ http, instances }: PluginContext<unknown>, hub: S
     // Unknown means never seen or no longer held; a deregistered instance still held may be watched.
     // Checked before anything is written, so the 404 is the ordinary JSON error.
     if (!instances.get(id)) throw new HttpError(404, `instance ${id} not found`);
-    stream(req, res, { kind: 'instance', id });
+    return stream(req, res, { kind: 'instance', id });
   };
 
   http.route('GET', '/instances/events', open({ kind: 'events' }), { accepts: SSE });

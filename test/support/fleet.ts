@@ -16,6 +16,8 @@ export interface SeenCheck {
 export class Fleet {
   readonly #status = new Map<number, string>();
   readonly #checks = new Map<number, SeenCheck[]>();
+  /** Reads of each instance's actuator index (endpoint detection), with the node that read it. */
+  readonly #detections = new Map<number, SeenCheck[]>();
   #server: LocalServer | undefined;
   port = 0;
 
@@ -38,6 +40,8 @@ export class Fleet {
       } else if (match[2] === 'info') {
         json({ app: { k } });
       } else {
+        const node = /\(node ([^)]+)\)/.exec(String(req.headers['user-agent']))?.[1] ?? '?';
+        fleet.#detections.set(k, [...(fleet.#detections.get(k) ?? []), { at: Date.now(), node }]);
         const base = `${fleet.origin}/i/${k}/actuator`;
         json({ _links: { self: { href: base }, health: { href: `${base}/health` }, info: { href: `${base}/info` } } });
       }
@@ -57,6 +61,10 @@ export class Fleet {
 
   setStatus(k: number, status: string): void {
     this.#status.set(k, status);
+  }
+
+  detectionsOf(k: number): readonly SeenCheck[] {
+    return this.#detections.get(k) ?? [];
   }
 
   checksOf(k: number): readonly SeenCheck[] {

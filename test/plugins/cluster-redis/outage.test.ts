@@ -106,4 +106,14 @@ test('Redis restarted empty: every node notices and rebuilds the registry from w
   assert.ok(before.length > 0 && JSON.stringify(events) !== JSON.stringify(before), 'a new history');
 });
 
+test('on-outage: exit stops the node (exit code 1) when Redis goes away, for an orchestrator to restart it', async () => {
+  redis = await startRedis(redisServer);
+  const [node] = await startNodes(1, { redisUrl: redis.url, cluster: { 'on-outage': 'exit' } });
+  running.push(node!);
+  await redis.stop();
+  const exited = await node!.exited;
+  assert.is(exited.code, 1);
+  assert.ok(lines(node!, /asks the daemon to exit: Redis is unreachable/).length > 0);
+});
+
 test.run();

@@ -107,4 +107,18 @@ test('a stream resumed on another node gets exactly what it missed: no gap, no d
   }
 });
 
+test('POST /applications on one node reaches every node: each detects again the instances it owns', async () => {
+  const since = Date.now();
+  const reply = await call('POST', `${nodes[0]!.url}/applications`);
+  assert.is(reply.status, 200);
+  const all = [...ids.keys()];
+  await eventually(() => all.every((k) => fleet!.detectionsOf(k).some((seen) => seen.at >= since)), 'every instance detected again');
+  const by = new Set(all.flatMap((k) => fleet!.detectionsOf(k).filter((seen) => seen.at >= since).map((seen) => seen.node)));
+  assert.equal([...by].sort(), ['n1', 'n2', 'n3'], 'by its owner, on every node');
+  for (const k of all) {
+    const owner = fleet!.checksOf(k).at(-1)!.node;
+    assert.ok(fleet!.detectionsOf(k).filter((seen) => seen.at >= since).every((seen) => seen.node === owner), `instance ${k} detected by its owner only`);
+  }
+});
+
 test.run();

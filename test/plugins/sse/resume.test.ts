@@ -119,4 +119,24 @@ test('a Last-Event-ID beyond the newest seq (an earlier server run) replays ever
   }
 });
 
+test('a Last-Event-ID this node has not reached yet (a node behind another in a cluster) is waited for, not replayed over', async () => {
+  const tk = await kernel();
+  let stream: Awaited<ReturnType<typeof openSse>> | undefined;
+  try {
+    await register(tk, registration('shop', 3020));
+    const ahead = tk.kernel.instances.lastSeq + 1;
+    const opening = openSse(`${tk.url}/instances/events`, { 'last-event-id': String(ahead) });
+    // The event the client saw elsewhere reaches this node a moment later.
+    await register(tk, registration('cart', 3021));
+    stream = await opening;
+    const s = stream;
+    const third = await register(tk, registration('cart', 3022));
+    await s.until(() => s.messages.some((m) => m.json.instance === third), 'the event after it');
+    assert.equal(s.messages.map((m) => Number(m.id)), [ahead + 1], 'nothing replayed: the client had everything up to its id');
+  } finally {
+    stream?.close();
+    await tk.stop();
+  }
+});
+
 test.run();
