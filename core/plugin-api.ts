@@ -55,6 +55,7 @@ export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
+export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {

@@ -1,8 +1,9 @@
-import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, OWNERSHIP, type Instance, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Instance, type PluginContext } from '../../core/plugin-api.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
 import { EndpointDetector } from './endpoint-detector.js';
 import { FlapDamper } from './flap-damper.js';
+import { HealthGroupsCache } from './health-groups.js';
 import { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { InfoUpdater } from './info-updater.js';
 import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
@@ -26,6 +27,7 @@ export class Monitor {
   /** Aborts every call of ours at stop, before the agent closes. */
   readonly #abort = new AbortController();
   readonly #damper: FlapDamper;
+  readonly #groups: HealthGroupsCache;
   #running: Running | undefined;
 
   constructor(ctx: PluginContext<MonitorConfig>) {
@@ -43,6 +45,8 @@ export class Monitor {
     this.#damper = new FlapDamper(config['failures-before-down'], config['successes-before-up']);
     ctx.services.provide(INSTANCE_HTTP, this.#client);
     ctx.services.provide(ENDPOINT_DETECTOR, { ensureDetected: (id) => this.ensureDetected(id) });
+    this.#groups = new HealthGroupsCache(ctx.services, ctx.log);
+    ctx.services.provide(HEALTH_GROUPS, this.#groups);
   }
 
   start(ctx: PluginContext<MonitorConfig>): void {
@@ -72,6 +76,7 @@ export class Monitor {
       detection: config['status-change-detection'],
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       callCutOff: statusCallCutOff(config['status-interval']),
+      groups: this.#groups,
       log,
     });
     const info = new InfoUpdater(registry, ownership, this.#client, DEFAULT_MAX_BODY_BYTES);
@@ -92,7 +97,10 @@ export class Monitor {
         : undefined,
     };
     // Subscribed here, not in setup: a trigger starts I/O, which setup must not.
-    const unsubscribe = subscribeTriggers(ctx.bus, registry, ownership, checks, (id) => this.#damper.forget(id));
+    const unsubscribe = subscribeTriggers(ctx.bus, registry, ownership, checks, (id) => {
+      this.#damper.forget(id);
+      this.#groups.forget(id);
+    });
     this.#running = { checks, detector, unsubscribe };
     for (const check of [checks.status, checks.info, checks.detection]) check?.start();
     // Anything registered before start (between listen and start) is checked now.
