@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 
 export interface CliOptions {
-  readonly command: 'run' | 'help' | 'version' | 'hash-password';
+  readonly command: 'run' | 'help' | 'version' | 'hash-password' | 'migrate-config';
   readonly configFile?: string;
+  /** `migrate-config`: the Spring Boot Admin file to convert, and profiles to take as active. */
+  readonly migrate?: { readonly file: string; readonly profiles: readonly string[] };
   readonly checkConfig: boolean;
   /** Flag values by config key; they beat the config file. */
   readonly overrides: Record<string, unknown>;
@@ -28,6 +30,9 @@ Flags (a flag beats the config file, which beats the default):
 
 Commands:
   vigil hash-password   read a password on stdin, print a scrypt hash for basic-auth users[].password
+  vigil migrate-config FILE [--profiles a,b]
+                        print a registry.config.yaml converted from a Spring Boot Admin server's
+                        application.yml or application.properties (profiles: documents to include)
 `;
 
 /** Parses argv (without node and the script). Returns the options, or one problem per line. */
@@ -36,6 +41,7 @@ export function parseCli(argv: readonly string[]): { ok: true; options: CliOptio
     if (argv.length > 1) return { ok: false, problems: ['hash-password takes no arguments; it reads the password from stdin'] };
     return { ok: true, options: { command: 'hash-password', checkConfig: false, overrides: {} } };
   }
+  if (argv[0] === 'migrate-config') return parseMigrate(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -85,4 +91,17 @@ export function parseCli(argv: readonly string[]): { ok: true; options: CliOptio
     ok: true,
     options: { command, checkConfig: values['check-config'], overrides, ...(values.config ? { configFile: values.config } : {}) },
   };
+}
+
+function parseMigrate(argv: readonly string[]): { ok: true; options: CliOptions } | { ok: false; problems: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: { profiles: { type: 'string' } } });
+  } catch (error) {
+    return { ok: false, problems: [`migrate-config: ${(error as Error).message} (see --help)`] };
+  }
+  const [file, ...extra] = parsed.positionals;
+  if (!file || extra.length > 0) return { ok: false, problems: ['migrate-config takes one file: vigil migrate-config application.yml [--profiles a,b]'] };
+  const profiles = (parsed.values.profiles ?? '').split(',').map((profile) => profile.trim()).filter(Boolean);
+  return { ok: true, options: { command: 'migrate-config', checkConfig: false, overrides: {}, migrate: { file, profiles } } };
 }

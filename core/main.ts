@@ -27,6 +27,10 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = await runHashPasswordCommand({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, isTTY: Boolean(process.stdin.isTTY) });
     return;
   }
+  if (options.command === 'migrate-config') {
+    process.exitCode = await runMigrateConfig(options.migrate!.file, options.migrate!.profiles);
+    return;
+  }
   if (options.command === 'version') {
     process.stdout.write(`${vigilVersion()}\n`);
     return;
@@ -82,6 +86,25 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.removeListener('SIGTERM', shutdown);
     process.removeListener('SIGINT', shutdown);
     process.exitCode = 1;
+  }
+}
+
+/** Prints the converted config on stdout; a file that cannot be read or parsed is one line on stderr and exit code 1. */
+async function runMigrateConfig(file: string, profiles: readonly string[]): Promise<number> {
+  const [{ readFile }, { migrateConfig }] = await Promise.all([import('node:fs/promises'), import('../config/migrate/migrate-config.js')]);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    fail([`migrate-config: cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : messageOf(error)}`]);
+    return 1;
+  }
+  try {
+    process.stdout.write(migrateConfig(text, { fileName: file, profiles }));
+    return 0;
+  } catch (error) {
+    fail([`migrate-config: ${file}: ${messageOf(error)}`]);
+    return 1;
   }
 }
 
