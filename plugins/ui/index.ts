@@ -1,5 +1,5 @@
 import { definePlugin, type VigilPlugin } from '../../core/plugin-api.js';
-import { DEFAULT_APP_FOLDER, checkAppFolder } from './app-folder.js';
+import { ASSET_PREFIX, DEFAULT_APP_FOLDER, checkAppFolder } from './app-folder.js';
 import { staticRoutes } from './static-routes.js';
 
 /**
@@ -16,6 +16,9 @@ export function createUiPlugin(folder: string = DEFAULT_APP_FOLDER): VigilPlugin
     setup(ctx) {
       checkAppFolder(folder);
       staticRoutes(ctx.http, folder);
+      // The About page: versions, plugins and the effective config, secrets masked by the kernel.
+      // Under the dashboard's prefix, so it is clearly the dashboard's and clashes with no API path.
+      ctx.http.route('GET', `/${ASSET_PREFIX}/about`, (_req, res) => ctx.http.sendJson(res, 200, ctx.settings.about(), { 'cache-control': 'no-store' }));
     },
   });
 }
