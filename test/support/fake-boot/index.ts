@@ -97,6 +97,12 @@ export class FakeBoot {
     this.#logCount += count;
   }
 
+  /** Starts a new log file with `count` lines, as a rolling policy does: the file gets shorter. */
+  rotateLog(count: number): void {
+    this.#log = Buffer.from(logLines(count, this.#logCount));
+    this.#logCount += count;
+  }
+
   get logSize(): number {
     return this.#log.length;
   }

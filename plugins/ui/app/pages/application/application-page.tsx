@@ -74,7 +74,7 @@ export default function ApplicationPage({ name, tab }: { name: string; tab: stri
             </table>
           )}
       {asking && (
-        <ConfirmDialog title={`Deregister ${app.name}?`} message={`All ${app.instances.length} instances of ${app.name} are deregistered; clients that heartbeat register again.`}
+        <ConfirmDialog title={`Deregister ${app.name}?`} message={`${app.instances.length === 1 ? 'The only instance' : `All ${app.instances.length} instances`} of ${app.name} ${app.instances.length === 1 ? 'is' : 'are'} deregistered; clients that heartbeat register again.`}
           confirmLabel="Deregister" onConfirm={() => void deregister()} onCancel={() => setAsking(false)} />
       )}
     </section>
