@@ -77,8 +77,6 @@ export function ApplicationsPage() {
           </select>
         )}
         <span class="spacer" />
-        {refreshed && <span class="muted" role="status">{refreshed}</span>}
-        <button type="button" onClick={() => void refresh()} title="Check every instance's health and endpoints now (POST /applications)">Refresh</button>
         {anyCollapsed(list.rows)
           ? <button type="button" onClick={() => setAll(true)}>Expand all</button>
           : <button type="button" onClick={() => setAll(false)}>Collapse all</button>}
@@ -86,6 +84,8 @@ export function ApplicationsPage() {
       <p class="summary" role="status" data-testid="summary">
         {store.loaded ? summary(list.instances, total, list.apps, isFiltering(filter)) : 'Loading instances…'}
         {isFiltering(filter) && <button type="button" class="link" onClick={() => setFilter(NO_FILTER)}>Clear filter</button>}
+        <button type="button" class="link" onClick={() => void refresh()} title="Check every instance's health and endpoints now (POST /applications)">Refresh</button>
+        {refreshed && <span class="muted"> {refreshed}</span>}
       </p>
       {store.loaded && total === 0 ? <NoInstances /> : (
         <VirtualList items={list.rows} rowHeight={ROW_HEIGHT} keyOf={(row) => row.key} label="Applications and instances"

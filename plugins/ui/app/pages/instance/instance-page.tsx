@@ -1,7 +1,8 @@
+import { useEffect, useRef } from 'preact/hooks';
 import { Lazy } from '../../components/lazy';
 import { StatusBadge } from '../../components/status';
 import { formatInstant } from '../../format';
-import { visibleEndpoints } from '../../model/domain';
+import { visibleEndpoints, type Instance } from '../../model/domain';
 import { labelOf, sortedInstances } from '../../model/rows';
 import { href } from '../../router';
 import { useStore } from '../../store';
@@ -25,6 +26,13 @@ export function InstancePage({ id, tab }: { id: string; tab: string | undefined 
   const endpoints = new Set(visibleEndpoints(instance).map((endpoint) => endpoint.id));
   const views = viewsFor(endpoints);
   const current = views.find((view) => view.id === tab);
+  return <InstanceLayout id={id} instance={instance} endpoints={endpoints} views={views} current={current} />;
+}
+
+function InstanceLayout({ id, instance, endpoints, views, current }: { id: string; instance: Instance; endpoints: ReadonlySet<string>; views: readonly ViewSpec[]; current: ViewSpec | undefined }) {
+  const nav = useRef<HTMLElement>(null);
+  // A long list of views scrolls: the one shown is kept in sight.
+  useEffect(() => nav.current?.querySelector('[aria-current=page]')?.scrollIntoView({ block: 'nearest' }), [current?.id]);
   const name = instance.registration?.name ?? '';
   return (
     <section class="page instance">
@@ -39,7 +47,7 @@ export function InstancePage({ id, tab }: { id: string; tab: string | undefined 
         <Actions instance={instance} endpoints={endpoints} />
       </header>
       <div class="instance-body">
-        <nav class="view-nav" aria-label="Instance views">
+        <nav class="view-nav" aria-label="Instance views" ref={nav}>
           <a href={href('instances', id)} aria-current={current ? undefined : 'page'}>Overview</a>
           {groupsOf(views).map(([group, members]) => (
             <div class="view-group" key={group} role="group" aria-label={group}>

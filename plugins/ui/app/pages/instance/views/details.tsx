@@ -95,12 +95,6 @@ export default function DetailsView({ instance, endpoints }: InstanceViewProps) 
       </article>
       <MemoryCard title="Heap" memory={s.heap} used={history.heapUsed ?? []} committed={history.heapCommitted ?? []} />
       <MemoryCard title="Non-heap" memory={s.nonHeap} used={history.nonHeapUsed ?? []} committed={history.nonHeapCommitted ?? []} />
-      {s.pools.length > 0 && (
-        <article class="card" aria-label="Memory pools">
-          <h2>Memory pools</h2>
-          {s.pools.map((pool) => <Meter key={pool.name} label={`${pool.name} (${pool.area})`} used={pool.used ?? 0} {...optional(pool.committed, pool.max)} />)}
-        </article>
-      )}
       {s.gc && (
         <article class="card" aria-label="Garbage collection">
           <h2>Garbage collection</h2>
@@ -120,6 +114,14 @@ export default function DetailsView({ instance, endpoints }: InstanceViewProps) 
               <p class="muted small">idle {ds.idle ?? '–'}, min {ds.min ?? '–'}, max {ds.max ?? '–'}</p>
             </div>
           ))}
+        </article>
+      )}
+      {s.pools.length > 0 && (
+        <article class="card wide" aria-label="Memory pools">
+          <h2>Memory pools</h2>
+          <div class="pools">
+            {s.pools.map((pool) => <Meter key={pool.name} label={`${pool.name} (${pool.area})`} used={pool.used ?? 0} {...optional(pool.committed, pool.max)} />)}
+          </div>
         </article>
       )}
       {s.caches.length > 0 && (

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { VirtualTable } from '../../../components/virtual-table';
 import { useActuator } from '../use-actuator';
 import type { InstanceViewProps } from '../view-registry';
-import { DetailPanel, SearchInput, ViewToolbar, contextsOf, plural, useSearch } from './shared';
+import { DetailPanel, SearchInput, ViewToolbar, contextsOf, plural, simpleName, useSearch } from './shared';
 
 interface Conditions {
   readonly methods?: readonly string[];
@@ -75,7 +75,7 @@ export default function MappingsView({ instance }: InstanceViewProps) {
           { label: 'Kind', width: '5.5rem', render: (row) => row.kind, className: 'muted' },
           { label: 'Methods', width: '7rem', render: (row) => row.methods, className: 'mono' },
           { label: 'Path', width: 'minmax(12rem, 1.6fr)', render: (row) => row.patterns, className: 'mono' },
-          { label: 'Handler', width: 'minmax(12rem, 2fr)', render: (row) => row.target, className: 'mono muted' },
+          { label: 'Handler', width: 'minmax(12rem, 2fr)', render: (row) => shortHandler(row.target), className: 'mono muted' },
         ]} />
         {selected && (
           <DetailPanel title={selected.patterns || selected.kind} onClose={() => setSelected(null)}>
@@ -87,6 +87,12 @@ export default function MappingsView({ instance }: InstanceViewProps) {
       </div>
     </div>
   );
+}
+
+/** `com.example.api.InvoiceController#list(Pageable)` → `InvoiceController#list(Pageable)`; the full name is in the details. */
+function shortHandler(handler: string): string {
+  const hash = handler.indexOf('#');
+  return hash < 0 ? simpleName(handler.split(' ')[0]!) + handler.slice(handler.split(' ')[0]!.length) : `${simpleName(handler.slice(0, hash))}${handler.slice(hash)}`;
 }
 
 function conditionDetail(conditions: Conditions | undefined): Record<string, string> {
