@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 
 export interface CliOptions {
-  readonly command: 'run' | 'help' | 'version' | 'hash-password' | 'probe';
+  readonly command: 'run' | 'help' | 'version' | 'hash-password' | 'probe' | 'migrate-config';
   /** The arguments after the command, for `probe`. */
   readonly args?: readonly string[];
   readonly configFile?: string;
+  /** `migrate-config`: the Spring Boot Admin file to convert, and profiles to take as active. */
+  readonly migrate?: { readonly file: string; readonly profiles: readonly string[] };
   readonly checkConfig: boolean;
   /** Flag values by config key; they beat the config file. */
   readonly overrides: Record<string, unknown>;
@@ -33,6 +35,9 @@ Commands:
   vigil probe URL [--wait DURATION]
                         GET a probe (e.g. http://127.0.0.1:8080/health/readiness): exit 0 on 200, else 1;
                         with --wait, ask again until 200 or the time is up
+  vigil migrate-config FILE [--profiles a,b]
+                        print a registry.config.yaml converted from a Spring Boot Admin server's
+                        application.yml or application.properties (profiles: documents to include)
 `;
 
 /** Parses argv (without node and the script). Returns the options, or one problem per line. */
@@ -42,6 +47,7 @@ export function parseCli(argv: readonly string[]): { ok: true; options: CliOptio
     return { ok: true, options: { command: 'hash-password', checkConfig: false, overrides: {} } };
   }
   if (argv[0] === 'probe') return { ok: true, options: { command: 'probe', args: argv.slice(1), checkConfig: false, overrides: {} } };
+  if (argv[0] === 'migrate-config') return parseMigrate(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -91,4 +97,17 @@ export function parseCli(argv: readonly string[]): { ok: true; options: CliOptio
     ok: true,
     options: { command, checkConfig: values['check-config'], overrides, ...(values.config ? { configFile: values.config } : {}) },
   };
+}
+
+function parseMigrate(argv: readonly string[]): { ok: true; options: CliOptions } | { ok: false; problems: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: { profiles: { type: 'string' } } });
+  } catch (error) {
+    return { ok: false, problems: [`migrate-config: ${(error as Error).message} (see --help)`] };
+  }
+  const [file, ...extra] = parsed.positionals;
+  if (!file || extra.length > 0) return { ok: false, problems: ['migrate-config takes one file: vigil migrate-config application.yml [--profiles a,b]'] };
+  const profiles = (parsed.values.profiles ?? '').split(',').map((profile) => profile.trim()).filter(Boolean);
+  return { ok: true, options: { command: 'migrate-config', checkConfig: false, overrides: {}, migrate: { file, profiles } } };
 }

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { KernelConfig } from '../config/kernel-schema.js';
 import { EventBus } from './bus.js';
+import { describeDaemon } from './about.js';
 import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
@@ -108,6 +109,7 @@ export class Kernel {
           retentionAfterDeregistration: this.#settings['event-store']['retention-after-deregistration'],
           maxDetailsBytes: this.#settings['event-store']['max-details-bytes'],
         },
+        about: () => describeDaemon(prepared),
       },
       log: log.child(item.plugin.name),
       bus,

@@ -32,6 +32,10 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = await runProbeCommand(options.args ?? [], { stdout: process.stdout, stderr: process.stderr });
     return;
   }
+  if (options.command === 'migrate-config') {
+    process.exitCode = await runMigrateConfig(options.migrate!.file, options.migrate!.profiles);
+    return;
+  }
   if (options.command === 'version') {
     process.stdout.write(`${vigilVersion()}\n`);
     return;
@@ -123,6 +127,25 @@ async function reloadConfig(kernel: Kernel, prepareConfig: () => Promise<Prepare
   for (const line of report.failed) log.error(`config reload: ${line}; that section keeps its running value`);
   const applied = report.applied.length > 0 ? `applied ${report.applied.join(', ')}` : 'nothing to apply';
   log.info(`config reloaded from ${next.filepath ?? 'built-in defaults'}: ${applied}`);
+}
+
+/** Prints the converted config on stdout; a file that cannot be read or parsed is one line on stderr and exit code 1. */
+async function runMigrateConfig(file: string, profiles: readonly string[]): Promise<number> {
+  const [{ readFile }, { migrateConfig }] = await Promise.all([import('node:fs/promises'), import('../config/migrate/migrate-config.js')]);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    fail([`migrate-config: cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : messageOf(error)}`]);
+    return 1;
+  }
+  try {
+    process.stdout.write(migrateConfig(text, { fileName: file, profiles }));
+    return 0;
+  } catch (error) {
+    fail([`migrate-config: ${file}: ${messageOf(error)}`]);
+    return 1;
+  }
 }
 
 function fail(problems: readonly string[]): void {

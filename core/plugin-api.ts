@@ -67,6 +67,7 @@ export {
   API_DESCRIPTION, ERROR_RESPONSE, openApiPath, pathParameter,
   type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
 } from './contract/api-description.js';
+export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
@@ -156,6 +157,25 @@ export interface KernelSettings {
   };
   /** The position of a plugin in the `plugins:` list, or -1; used to order contributions. */
   pluginIndex(name: string): number;
+  /**
+   * What this daemon runs, for an About page: Vigil's version, the loaded plugins and the
+   * effective config with every secret masked (safe to show to whoever may see the dashboard).
+   */
+  about(): DaemonAbout;
+}
+
+export interface DaemonAbout {
+  /** Vigil's own version. */
+  readonly version: string;
+  /** In `plugins:` order: each plugin's name, declared version (null when it declares none), where it came from, and its entry as written. */
+  readonly plugins: readonly { readonly name: string; readonly version: string | null; readonly source: 'builtin' | 'path' | 'package'; readonly entry: string }[];
+  /**
+   * The effective config: kernel keys with their defaults, `plugins`, and each loaded plugin's
+   * validated section (durations in ms). Values under keys that name a secret (`password`,
+   * `token`, `*-key`, `secret`, `*-hash`, webhook URLs, `headers`), URL passwords, and the paths
+   * of notifier URLs are `******`.
+   */
+  readonly config: Readonly<Record<string, unknown>>;
 }
 
 export interface Logger {

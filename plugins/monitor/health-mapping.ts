@@ -1,7 +1,20 @@
 import { STATUS_CODES } from 'node:http';
 import { statusInfo, type InstanceResponse, type StatusInfo } from '../../core/plugin-api.js';
 import { toCallError } from './call-error.js';
+import { groupsOfBody } from './health-groups.js';
 import { isJsonType, isPlainObject, parseJsonObject } from './media-type.js';
+
+/** A health answer read once: the status, and the health groups it lists (undefined when it lists none). */
+export interface HealthReading {
+  readonly status: StatusInfo;
+  readonly groups: string[] | undefined;
+}
+
+/** Reads a health answer: its status (`statusFromResponse`) and its `groups`, from one parse of the body. */
+export function healthFromResponse(response: InstanceResponse): HealthReading {
+  const body = isJsonType(response.contentType) ? parseJsonObject(response.body) : undefined;
+  return { status: statusOfBody(response, body), groups: groupsOfBody(body) };
+}
 
 /**
  * A health answer as SBA's StatusUpdater maps it (reference §4.3): a string `status` in a JSON
@@ -9,7 +22,10 @@ import { isJsonType, isPlainObject, parseJsonObject } from './media-type.js';
  * the reason phrase and the body's `details` (or the whole body) merged in.
  */
 export function statusFromResponse(response: InstanceResponse): StatusInfo {
-  const body = isJsonType(response.contentType) ? parseJsonObject(response.body) : undefined;
+  return healthFromResponse(response).status;
+}
+
+function statusOfBody(response: InstanceResponse, body: Record<string, unknown> | undefined): StatusInfo {
   if (body && typeof body.status === 'string') return statusInfo(body.status, detailsOf(body));
   if (response.status >= 200 && response.status < 300) return statusInfo('UP');
   const extra = body ? (isPlainObject(body.details) ? body.details : body) : {};

@@ -1,9 +1,10 @@
-import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, OWNERSHIP, type Instance, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Instance, type Logger, type PluginContext } from '../../core/plugin-api.js';
 import { CheckMetrics } from './check-metrics.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
 import { EndpointDetector } from './endpoint-detector.js';
 import { FlapDamper } from './flap-damper.js';
+import { HealthGroupsCache } from './health-groups.js';
 import { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { InfoUpdater } from './info-updater.js';
 import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
@@ -32,6 +33,7 @@ export class Monitor {
   readonly #abort = new AbortController();
   readonly #damper: FlapDamper;
   readonly #metrics = new CheckMetrics();
+  readonly #groups: HealthGroupsCache;
   #running: Running | undefined;
 
   constructor(ctx: PluginContext<MonitorConfig>) {
@@ -50,6 +52,8 @@ export class Monitor {
     ctx.services.provide(INSTANCE_HTTP, this.#client);
     ctx.services.provide(ENDPOINT_DETECTOR, { ensureDetected: (id) => this.ensureDetected(id) });
     this.#metrics.contribute(ctx.services);
+    this.#groups = new HealthGroupsCache(ctx.services, ctx.log);
+    ctx.services.provide(HEALTH_GROUPS, this.#groups);
   }
 
   start(ctx: PluginContext<MonitorConfig>): void {
@@ -71,6 +75,7 @@ export class Monitor {
       detection: config['status-change-detection'],
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       callCutOff: statusCallCutOff(config['status-interval']),
+      groups: this.#groups,
       log,
     });
     const info = new InfoUpdater(registry, ownership, this.#client, DEFAULT_MAX_BODY_BYTES);
@@ -91,7 +96,10 @@ export class Monitor {
         : undefined,
     };
     // Subscribed here, not in setup: a trigger starts I/O, which setup must not.
-    const unsubscribe = subscribeTriggers(ctx.bus, registry, ownership, checks, (id) => this.#damper.forget(id));
+    const unsubscribe = subscribeTriggers(ctx.bus, registry, ownership, checks, (id) => {
+      this.#damper.forget(id);
+      this.#groups.forget(id);
+    });
     this.#running = { checks, detector, status, limiter, foreign, strategies: strategies.length, unsubscribe };
     for (const check of [checks.status, checks.info, checks.detection]) check?.start();
     // Anything registered before start (between listen and start) is checked now.

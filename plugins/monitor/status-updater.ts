@@ -2,7 +2,8 @@ import { changeStatusCommand, statusInfo, type InstanceHttpClient, type Logger, 
 import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { FlapDamper } from './flap-damper.js';
-import { statusFromError, statusFromResponse } from './health-mapping.js';
+import type { HealthGroupsCache } from './health-groups.js';
+import { healthFromResponse, statusFromError } from './health-mapping.js';
 import { recordResult } from './record.js';
 
 export interface StatusUpdaterOptions {
@@ -14,6 +15,8 @@ export interface StatusUpdaterOptions {
   readonly maxBodyBytes: number;
   /** The cut-off over the whole status call, retries included (`statusCallCutOff`); 0 = none. */
   readonly callCutOff: number;
+  /** Where the `groups` of each health body go. */
+  readonly groups?: HealthGroupsCache;
   readonly log: Logger;
 }
 
@@ -46,7 +49,9 @@ export class StatusUpdater {
     const cut = callCutOff > 0 ? new CutOff(signal, callCutOff) : undefined;
     try {
       const response = await client.request(instance, instance.registration.healthUrl, { endpointId: 'health', signal: cut?.signal ?? signal, maxBodyBytes: this.options.maxBodyBytes });
-      status = statusFromResponse(response);
+      const reading = healthFromResponse(response);
+      status = reading.status;
+      if (registry.get(id)?.registered) this.options.groups?.record(id, reading.groups);
     } catch (error) {
       // Aborted by shutdown or deregistration: that says nothing about the instance.
       if (signal.aborted) return 'skipped';

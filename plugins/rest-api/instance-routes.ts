@@ -1,9 +1,9 @@
-import { HttpError, parseRegistration, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { HEALTH_GROUPS, HttpError, parseRegistration, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
 
 /** Registrations made over HTTP are marked so, whatever the body says (SBA does the same). */
 const SOURCE = 'http-api';
 
-export function instanceRoutes({ http, instances, views, log }: PluginContext<unknown>): void {
+export function instanceRoutes({ http, instances, views, log, services }: PluginContext<unknown>): void {
   http.route('POST', '/instances', async (req, res) => {
     const parsed = parseRegistration(await http.readJson(req), SOURCE);
     if (!parsed.ok) throw new HttpError(400, `invalid registration: ${parsed.problems.join('; ')}`);
@@ -25,6 +25,15 @@ export function instanceRoutes({ http, instances, views, log }: PluginContext<un
     const instance = instances.get(req.params.id!);
     if (!instance?.registered) throw new HttpError(404, `instance ${req.params.id} not found`);
     http.sendJson(res, 200, views.instance(instance));
+  });
+
+  // As SBA: a deregistered instance still held answers (with `[]`); only an id never seen, or no
+  // longer held, is 404. Without a plugin that reads health (no `monitor`) there are no groups.
+  http.route('GET', '/instances/:id/health-groups', async (req, res) => {
+    const id = req.params.id!;
+    if (!instances.get(id)) throw new HttpError(404, `instance ${id} not found`);
+    const groups = services.use(HEALTH_GROUPS);
+    http.sendJson(res, 200, groups ? await groups.groupsOf(id) : []);
   });
 
   http.route('DELETE', '/instances/:id', async (req, res) => {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { HttpError, type InstanceChange, type InstanceEvent, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
+import { HttpError, type Instance, type InstanceChange, type InstanceEvent, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
 import { PING, frame, joinFrames, type Frame } from './frames.js';
 import { namesTouchedBy, replayFrames } from './replay.js';
 import { SubscriberStream } from './stream.js';
@@ -15,7 +15,7 @@ export interface HubOptions {
 /**
  * Fans every recorded event out to the open streams. Built for many subscribers: each event is
  * serialised and encoded once per stream kind and the same bytes are written to every match; per-instance
- * subscribers are indexed by id so an event never scans unrelated ones; writes never await, so
+ * subscribers (of events or of snapshots) are indexed by id so an event never scans unrelated ones; writes never await, so
  * one slow socket cannot hold up the rest; one timer pings them all.
  */
 export class StreamHub {
@@ -23,6 +23,7 @@ export class StreamHub {
   readonly #streams = new Set<SubscriberStream>();
   readonly #events = new Set<SubscriberStream>();
   readonly #byInstance = new Map<string, Set<SubscriberStream>>();
+  readonly #snapshotsByInstance = new Map<string, Set<SubscriberStream>>();
   readonly #applications = new Set<SubscriberStream>();
   #pingTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -77,10 +78,15 @@ export class StreamHub {
     this.#fanOut(event, () => {
       const [before, after] = [previous.registration?.name, instance.registration?.name];
       return before !== undefined && before !== after ? [before, after] : [after];
-    });
+    }, instance);
   }
 
-  #fanOut(event: InstanceEvent, applicationNames: () => readonly (string | undefined)[]): void {
+  /**
+   * `after` is the instance as this event left it; events taken from the history to close a gap
+   * have none at hand, and their snapshot watchers get the instance as it is now (as SBA, which
+   * reads the registry when it sends).
+   */
+  #fanOut(event: InstanceEvent, applicationNames: () => readonly (string | undefined)[], after?: Instance): void {
     this.#published = event.seq;
     if (this.#streams.size === 0) return;
     const watchers = this.#byInstance.get(event.instance);
@@ -88,6 +94,12 @@ export class StreamHub {
       const message = frame(event.seq, this.options.views.event(event));
       for (const stream of this.#events) stream.sendEvent(event.seq, message);
       if (watchers) for (const stream of watchers) stream.sendEvent(event.seq, message);
+    }
+    const snapshotWatchers = this.#snapshotsByInstance.get(event.instance);
+    const current = snapshotWatchers && (after ?? this.options.instances.get(event.instance));
+    if (snapshotWatchers && current) {
+      const message = frame(event.seq, this.options.views.instance(current));
+      for (const stream of snapshotWatchers) stream.sendEvent(event.seq, message);
     }
     if (this.#applications.size > 0) {
       const snapshots = this.#applicationFrames(event.seq, applicationNames());
@@ -133,9 +145,10 @@ export class StreamHub {
     if (topic.kind === 'events') this.#events.add(stream);
     else if (topic.kind === 'applications') this.#applications.add(stream);
     else {
-      const set = this.#byInstance.get(topic.id) ?? new Set();
+      const index = topic.kind === 'instance' ? this.#byInstance : this.#snapshotsByInstance;
+      const set = index.get(topic.id) ?? new Set();
       set.add(stream);
-      this.#byInstance.set(topic.id, set);
+      index.set(topic.id, set);
     }
   }
 
@@ -144,9 +157,10 @@ export class StreamHub {
     if (topic.kind === 'events') this.#events.delete(stream);
     else if (topic.kind === 'applications') this.#applications.delete(stream);
     else {
-      const set = this.#byInstance.get(topic.id);
+      const index = topic.kind === 'instance' ? this.#byInstance : this.#snapshotsByInstance;
+      const set = index.get(topic.id);
       set?.delete(stream);
-      if (set?.size === 0) this.#byInstance.delete(topic.id);
+      if (set?.size === 0) index.delete(topic.id);
     }
     const meta = { open: this.#streams.size, bufferedBytes: stream.res.writableLength };
     if (reason === 'overflow') {

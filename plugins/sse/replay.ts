@@ -14,6 +14,8 @@ export interface Replayed {
  *   its events above every earlier run's), so everything held is new to that client and is replayed.
  * - Events already compacted or dropped from the history cannot be replayed; that gap is the
  *   history's bound, not the stream's.
+ * - Per-instance snapshot streams get one snapshot, the instance as it is now, under the `seq` of
+ *   its newest event, when anything of it was missed.
  * - Application streams get one snapshot per affected application, not one per missed event: a
  *   snapshot is the application as it is now, so older ones in between would be stale copies of
  *   it. Each goes out with the `seq` of the last missed event that touched it, in that order, so
@@ -28,6 +30,13 @@ export function replayFrames(topic: Topic, lastEventId: number, instances: Regis
       // The per-instance history is already at hand; no need to filter the global one.
       return instances.eventsOf(topic.id).filter((event) => event.seq > since)
         .map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
+    case 'instance-snapshots': {
+      // One snapshot is the instance as it is now: older ones in between would be stale copies.
+      const last = instances.eventsOf(topic.id).at(-1);
+      const instance = instances.get(topic.id);
+      if (!last || last.seq <= since || !instance) return [];
+      return [{ seq: last.seq, frame: frame(last.seq, views.instance(instance)) }];
+    }
     case 'applications':
       return applicationReplay(instances.eventsSince(since), instances, views);
   }

@@ -28,19 +28,19 @@ export function streamRoutes({ http, instances }: PluginContext<unknown>, hub: S
   const open = (topic: Topic): RouteHandler => (req, res) => stream(req, res, topic);
   const applications = open({ kind: 'applications' });
 
-  const oneInstance: RouteHandler = (req, res) => {
+  const oneInstance = (kind: 'instance' | 'instance-snapshots'): RouteHandler => (req, res) => {
     const id = req.params.id!;
     // Unknown means never seen or no longer held; a deregistered instance still held may be watched.
     // Checked before anything is written, so the 404 is the ordinary JSON error.
     if (!instances.get(id)) throw new HttpError(404, `instance ${id} not found`);
-    return stream(req, res, { kind: 'instance', id });
+    return stream(req, res, { kind, id });
   };
 
   http.route('GET', '/instances/events', open({ kind: 'events' }), { accepts: SSE });
-  http.route('GET', '/instances/:id/events', oneInstance);
-  // Events, not SBA's instance snapshots: the seed calls this the instance's event stream, and
-  // it then carries exactly what `/instances/{id}/events` does.
-  http.route('GET', '/instances/:id', oneInstance, { accepts: SSE });
+  http.route('GET', '/instances/:id/events', oneInstance('instance'));
+  // SBA's InstancesController: the instance itself (the JSON of `GET /instances/{id}`) after each
+  // of its events, so a client holds its current state without folding events.
+  http.route('GET', '/instances/:id', oneInstance('instance-snapshots'), { accepts: SSE });
   http.route('GET', '/applications/events', applications);
   http.route('GET', '/applications', applications, { accepts: SSE });
 }

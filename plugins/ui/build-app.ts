@@ -13,7 +13,9 @@ export interface BuiltApp {
   /** Asset file names under `ui/`, as the page links them. */
   readonly script: string;
   readonly stylesheet: string;
-  /** Bytes of the script and stylesheet before compression. */
+  /** Code split off the script, loaded only when a view needs it (the instance views). */
+  readonly chunks: readonly string[];
+  /** Bytes of the script and stylesheet before compression: what the first page load costs. */
   readonly bytes: number;
 }
 
@@ -30,6 +32,10 @@ export async function buildApp(folder: string = DEFAULT_APP_FOLDER, sources: str
     entryPoints: { app: join(sources, 'main.tsx'), style: join(sources, 'styles.css') },
     outdir: assets,
     entryNames: '[name]-[hash]',
+    // Views imported with import() become their own files, fetched when first shown: the
+    // applications page loads none of them.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     bundle: true,
     format: 'esm',
     // Browsers of the last few years; no transpiling of what they all run natively.
@@ -47,12 +53,19 @@ export async function buildApp(folder: string = DEFAULT_APP_FOLDER, sources: str
   const script = outputs.find((name) => /^app-.*\.js$/.test(name));
   const stylesheet = outputs.find((name) => /^style-.*\.css$/.test(name));
   if (!script || !stylesheet) throw new Error(`esbuild produced no app script or stylesheet: ${outputs.join(', ')}`);
+  const chunks = outputs.filter((name) => name.endsWith('.js') && name !== script);
+  // The chunks the app imports at once (Preact, shared code) are named in the page, so the browser
+  // fetches them beside the app instead of after parsing it.
+  const entry = Object.entries(result.metafile.outputs).find(([path]) => basename(path) === script)![1];
+  const preloads = entry.imports.filter((imported) => imported.kind === 'import-statement')
+    .map((imported) => `<link rel="modulepreload" href="${ASSET_PREFIX}/${basename(imported.path)}">`);
 
   copyFileSync(join(sources, 'favicon.svg'), join(assets, 'favicon.svg'));
   const page = readFileSync(join(sources, INDEX_FILE), 'utf8')
     .replaceAll('%SCRIPT%', `${ASSET_PREFIX}/${script}`)
     .replaceAll('%STYLESHEET%', `${ASSET_PREFIX}/${stylesheet}`)
-    .replaceAll('%FAVICON%', `${ASSET_PREFIX}/favicon.svg`);
+    .replaceAll('%FAVICON%', `${ASSET_PREFIX}/favicon.svg`)
+    .replace('<script type="module"', `${preloads.map((link) => `${link}\n  `).join('')}<script type="module"`);
   writeFileSync(join(folder, INDEX_FILE), page);
 
   let bytes = 0;
@@ -63,11 +76,11 @@ export async function buildApp(folder: string = DEFAULT_APP_FOLDER, sources: str
     writeFileSync(join(assets, `${name}.gz`), gzipSync(body, { level: 9 }));
     writeFileSync(join(assets, `${name}.br`), brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
   }
-  return { folder, script, stylesheet, bytes };
+  return { folder, script, stylesheet, chunks, bytes };
 }
 
 // `node dist/plugins/ui/build-app.js` (the `build` script) builds into dist/ui-app.
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const built = await buildApp();
-  console.log(`ui: bundled ${built.script} and ${built.stylesheet} (${Math.round(built.bytes / 1024)} KiB) into ${built.folder}`);
+  console.log(`ui: bundled ${built.script} and ${built.stylesheet} (${Math.round(built.bytes / 1024)} KiB) and ${built.chunks.length} lazy chunks into ${built.folder}`);
 }

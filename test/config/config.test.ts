@@ -23,12 +23,25 @@ test('durations: numbers are ms, strings carry a unit', () => {
   assert.is(parseDuration(null), undefined);
 });
 
+test('durations: ISO-8601 as Spring writes them (java.time.Duration)', () => {
+  assert.is(parseDuration('PT10S'), 10_000);
+  assert.is(parseDuration('PT1M30S'), 90_000);
+  assert.is(parseDuration('pt0.5s'), 500);
+  assert.is(parseDuration('PT1,25S'), 1250);
+  assert.is(parseDuration('PT2H'), 7_200_000);
+  assert.is(parseDuration('P1D'), 86_400_000);
+  assert.is(parseDuration('P1DT2H3M4.005S'), 93_784_005);
+  assert.is(parseDuration(' PT10S '), 10_000);
+  for (const bad of ['P', 'PT', 'P1DT', 'PT-5S', '-PT5S', 'PT5', 'P1Y', 'P1W', 'T10S', 'PT1S2M', 'PT1.5M']) assert.is(parseDuration(bad), undefined, bad);
+});
+
 test('duration() schema casts and names the key when invalid', async () => {
   const schema = yup.object({ every: duration().default(1000) }).noUnknown();
   assert.equal(await schema.validate({ every: '2s' }), { every: 2000 });
+  assert.equal(await schema.validate({ every: 'PT1M30S' }), { every: 90_000 });
   assert.equal(await schema.validate({}), { every: 1000 });
   const result = await validateSection(schema, { every: 'soon' }, 'monitor');
-  assert.equal(result, { ok: false, problems: ['monitor.every: must be a duration such as 250ms, 10s, 1m or 1h (got soon)'] });
+  assert.equal(result, { ok: false, problems: ['monitor.every: must be a duration such as 250ms, 10s, 1m, 1h or PT10S (got soon)'] });
 });
 
 test('interpolation: ${NAME}, ${NAME:-default}, $${ escape, unset names the key and variable', () => {

@@ -265,7 +265,8 @@ function topicOf(route: Route, contextPath: string, target: Target): Topic | und
   if (route.method !== 'GET') return undefined;
   const below = route.path.slice(contextPath.length);
   if (below === '/instances/events') return { kind: 'events' };
-  if (below === '/instances/:id' || below === '/instances/:id/events') return { kind: 'instance', id: target.id };
+  if (below === '/instances/:id') return { kind: 'instance-snapshots', id: target.id };
+  if (below === '/instances/:id/events') return { kind: 'instance', id: target.id };
   if (below === '/applications' || below === '/applications/events') return { kind: 'applications' };
   return undefined;
 }

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium.js';
 import { ACTUATOR_V3, FakeActuator } from './fake-actuator.js';
+import { FakeBoot } from './fake-boot/index.js';
+import { shootViews } from './screenshot-views.js';
 import { repoRoot } from './paths.js';
 
 /**
@@ -22,7 +24,6 @@ import { repoRoot } from './paths.js';
 const OUT = join(repoRoot, 'docs', 'screenshots');
 const VIEWPORT = { width: 1280, height: 800 };
 const SCHEMES = ['light', 'dark'] as const;
-const ALL_VIEWS = ['health', 'info', 'metrics', 'env', 'loggers', 'threaddump', 'heapdump', 'restart'];
 /** The metrics chart samples every 2 s; wait for this many points so the line has a shape. */
 const CHART_SAMPLES = 10;
 
@@ -33,17 +34,20 @@ interface Member {
   readonly version: string;
   readonly zone: string;
   readonly health: 'UP' | 'DOWN';
-  readonly views?: readonly string[];
+  /** A full Spring Boot 3 service (every actuator endpoint, test/support/fake-boot) rather than a few views. */
+  readonly boot?: true;
+  /** Metadata `group`: the applications list groups by it. */
+  readonly group?: string;
 }
 
 const FLEET: readonly Member[] = [
-  { app: 'billing', host: 'billing-1.prod.example', version: '3.1.4', zone: 'eu-west-1a', health: 'UP', views: ALL_VIEWS },
-  { app: 'billing', host: 'billing-2.prod.example', version: '3.1.4', zone: 'eu-west-1b', health: 'UP', views: ALL_VIEWS },
-  { app: 'shop', host: 'shop-1.prod.example', version: '2.8.0', zone: 'eu-west-1a', health: 'UP' },
-  { app: 'shop', host: 'shop-2.prod.example', version: '2.8.0', zone: 'eu-west-1b', health: 'UP' },
+  { app: 'billing', host: 'billing-1.prod.example', version: '3.1.4', zone: 'eu-west-1a', health: 'UP', boot: true, group: 'commerce' },
+  { app: 'billing', host: 'billing-2.prod.example', version: '3.1.4', zone: 'eu-west-1b', health: 'UP', boot: true, group: 'commerce' },
+  { app: 'shop', host: 'shop-1.prod.example', version: '2.8.0', zone: 'eu-west-1a', health: 'UP', group: 'commerce' },
+  { app: 'shop', host: 'shop-2.prod.example', version: '2.8.0', zone: 'eu-west-1b', health: 'UP', group: 'commerce' },
   // Registers UP and turns DOWN while the screenshots are prepared, so the journal shows both.
-  { app: 'shop', host: 'shop-3.prod.example', version: '2.8.0', zone: 'eu-west-1c', health: 'UP' },
-  { app: 'gateway', host: 'gateway-1.prod.example', version: '1.12.2', zone: 'eu-west-1a', health: 'UP' },
+  { app: 'shop', host: 'shop-3.prod.example', version: '2.8.0', zone: 'eu-west-1c', health: 'UP', group: 'commerce' },
+  { app: 'gateway', host: 'gateway-1.prod.example', version: '1.12.2', zone: 'eu-west-1a', health: 'UP', group: 'edge' },
   { app: 'mailer', host: 'mailer-1.prod.example', version: '0.9.7', zone: 'eu-west-1b', health: 'DOWN' },
 ];
 
@@ -57,12 +61,12 @@ async function main(): Promise<void> {
     const url = started.url;
     const ids: string[] = [];
     for (const member of FLEET) {
-      const fake = await demoActuator(member);
+      const fake = member.boot ? await demoBoot(member) : await demoActuator(member);
       fakes.push(fake);
       ids.push(await register(url, {
         ...fake.registration(member.app),
         serviceUrl: `http://${member.host}:8080/`,
-        metadata: { 'tags.env': 'prod', 'tags.zone': member.zone, 'user.name': 'actuator', 'user.password': 'not-shown' },
+        metadata: { 'tags.env': 'prod', 'tags.zone': member.zone, 'user.name': 'actuator', 'user.password': 'not-shown', ...(member.group ? { group: member.group } : {}) },
       }));
     }
     // Nobody listens on this port: connection refused, so the monitor reports OFFLINE.
@@ -114,6 +118,8 @@ async function main(): Promise<void> {
 
     await open(page, `${url}/#/wallboard`, '.tile >> nth=4');
     await shoot(page, 'wallboard');
+
+    await shootViews(page, url, billing, { open, shoot });
     await context.close();
   } finally {
     await browser?.close();
@@ -144,23 +150,27 @@ async function shoot(page: Page, name: string): Promise<void> {
   }
 }
 
-/** A fake actuator with realistic answers: health components, build info, and the views its member exposes. */
+const infoOf = (member: Member) => ({
+  build: { artifact: member.app, name: member.app, group: 'com.example', version: member.version, time: '2025-06-02T09:14:27.000Z' },
+  git: { branch: 'main', commit: { id: 'a3f91c2', time: '2025-06-02T08:51:03Z' } },
+  java: { version: '21.0.3', vendor: { name: 'Eclipse Adoptium' } },
+  process: { pid: 4242 },
+});
+
+/** A full Spring Boot 3 service (every view of the dashboard), with the demo's richer logger list. */
+async function demoBoot(member: Member): Promise<FakeActuator> {
+  const boot = await FakeBoot.start({ info: infoOf(member), health: upHealth(), logLines: 2500 });
+  boot.actuator.on('GET', '/loggers', { json: loggers(member.app), contentType: ACTUATOR_V3 });
+  return boot.actuator;
+}
+
+/** A fake actuator with realistic answers: health components, build info, metrics and loggers. */
 async function demoActuator(member: Member): Promise<FakeActuator> {
-  const views = member.views ?? ['health', 'info', 'metrics', 'loggers'];
-  const fake = await FakeActuator.start({
-    links: views,
-    health: upHealth(),
-    info: {
-      build: { artifact: member.app, name: member.app, group: 'com.example', version: member.version, time: '2025-06-02T09:14:27.000Z' },
-      git: { branch: 'main', commit: { id: 'a3f91c2', time: '2025-06-02T08:51:03Z' } },
-      java: { version: '21.0.3', vendor: { name: 'Eclipse Adoptium' } },
-    },
-  });
+  const views = ['health', 'info', 'metrics', 'loggers'];
+  const fake = await FakeActuator.start({ links: views, health: upHealth(), info: infoOf(member) });
   if (member.health === 'DOWN') fake.setHealth(503, downHealth('db', 'HikariPool-1 - Connection is not available, request timed out after 30000ms.'));
-  if (views.includes('metrics')) addMetrics(fake);
-  if (views.includes('loggers')) fake.on('GET', '/loggers', { json: loggers(member.app), contentType: ACTUATOR_V3 });
-  if (views.includes('env')) fake.on('GET', '/env', { json: env(member.app), contentType: ACTUATOR_V3 });
-  if (views.includes('threaddump')) fake.on('GET', '/threaddump', { json: threads(), contentType: ACTUATOR_V3 });
+  addMetrics(fake);
+  fake.on('GET', '/loggers', { json: loggers(member.app), contentType: ACTUATOR_V3 });
   return fake;
 }
 
@@ -234,28 +244,7 @@ function loggers(app: string): unknown {
   };
 }
 
-function env(app: string): unknown {
-  const properties = (entries: Record<string, unknown>) => Object.fromEntries(Object.entries(entries).map(([key, value]) => [key, { value }]));
-  return {
-    activeProfiles: ['prod'],
-    propertySources: [
-      { name: 'server.ports', properties: properties({ 'local.server.port': 8080, 'local.management.port': 8081 }) },
-      { name: 'systemProperties', properties: properties({ 'java.version': '21.0.3', 'user.timezone': 'UTC', 'file.encoding': 'UTF-8' }) },
-      { name: 'Config resource \'class path resource [application.yml]\'', properties: properties({ 'spring.application.name': app, 'spring.datasource.url': `jdbc:postgresql://db.prod.example:5432/${app}`, 'spring.datasource.password': '******' }) },
-    ],
-  };
-}
 
-function threads(): unknown {
-  const frame = (className: string, methodName: string, lineNumber: number) => ({ className, methodName, fileName: `${className.split('.').at(-1)}.java`, lineNumber });
-  return {
-    threads: [
-      { threadName: 'http-nio-8080-exec-1', threadId: 41, threadState: 'RUNNABLE', daemon: true, stackTrace: [frame('sun.nio.ch.EPoll', 'wait', -2), frame('org.apache.tomcat.util.net.NioEndpoint$Poller', 'run', 805)] },
-      { threadName: 'HikariPool-1 housekeeper', threadId: 38, threadState: 'TIMED_WAITING', daemon: true, stackTrace: [frame('java.lang.Thread', 'sleep', -2)] },
-      { threadName: 'scheduling-1', threadId: 52, threadState: 'WAITING', daemon: false, lockName: 'java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@1f2a3b', stackTrace: [] },
-    ],
-  };
-}
 
 async function register(url: string, body: Record<string, unknown>): Promise<string> {
   const res = await fetch(`${url}/instances`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

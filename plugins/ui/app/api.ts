@@ -32,6 +32,62 @@ export async function post(path: string, body?: unknown): Promise<Response> {
   return call(path, init);
 }
 
+/** Any method, optionally with a JSON body; resolves on 2xx, rejects with the server's message otherwise. */
+export async function send(method: string, path: string, options: { json?: unknown; accept?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+  const headers: Record<string, string> = { accept: options.accept ?? ACCEPT_JSON, ...options.headers };
+  const init: RequestInit = { method, headers };
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(options.json);
+  }
+  if (options.signal) init.signal = options.signal;
+  return call(path, init);
+}
+
+/** The parsed JSON of a 2xx answer, or undefined when it has no body (204, or empty). */
+export async function jsonOf<T>(res: Response): Promise<T | undefined> {
+  const text = await res.text();
+  return text.trim() === '' ? undefined : (JSON.parse(text) as T);
+}
+
+/**
+ * Saves `blob` as a file: the browser's download, started from an object URL (the proxy marks
+ * most answers as attachments anyway, but a fetched body has to be handed over this way).
+ */
+export function saveBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The application-wide proxy (`/applications/{name}/actuator/...`): one result per instance. */
+export function applicationActuatorPath(name: string, endpoint: string): string {
+  return `/applications/${encodeURIComponent(name)}/actuator/${endpoint}`;
+}
+
+/** One instance's answer in an application-wide call, as the proxy sends it. */
+export interface FanOutResult {
+  readonly instanceId: string;
+  readonly status: number;
+  readonly body?: string;
+  readonly contentType?: string;
+}
+
+/** The body of a fan-out result as JSON when it is JSON (SBA's UI parses actuator and JSON types), else undefined. */
+export function fanOutJson<T>(result: FanOutResult): T | undefined {
+  if (!result.body || !/json/i.test(result.contentType ?? '')) return undefined;
+  try {
+    return JSON.parse(result.body) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The proxied path of an instance's actuator endpoint. */
 export function actuatorPath(id: string, endpoint: string): string {
   return `/instances/${encodeURIComponent(id)}/actuator/${endpoint}`;

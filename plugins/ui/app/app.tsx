@@ -1,3 +1,4 @@
+import { Lazy } from './components/lazy';
 import { ApplicationsPage } from './pages/applications';
 import { InstancePage } from './pages/instance/instance-page';
 import { JournalPage } from './pages/journal';
@@ -5,6 +6,9 @@ import { WallboardPage } from './pages/wallboard';
 import { href, useRoute } from './router';
 import { useStore } from './store';
 import type { Connection } from './model/live-store';
+
+const loadApplication = () => import('./pages/application/application-page');
+const loadAbout = () => import('./pages/about');
 
 const CONNECTION_TEXT: Readonly<Record<Connection, string>> = {
   connecting: 'Connecting…',
@@ -22,9 +26,10 @@ export function App() {
       <header class="top">
         <a class="brand" href={href()}><img src="ui/favicon.svg" alt="" width="22" height="22" /> Vigil</a>
         <nav aria-label="Pages">
-          <a href={href()} aria-current={page === '' || page === 'instances' ? 'page' : undefined}>Applications</a>
+          <a href={href()} aria-current={page === '' || page === 'instances' || page === 'applications' ? 'page' : undefined}>Applications</a>
           <a href={href('journal')} aria-current={page === 'journal' ? 'page' : undefined}>Journal</a>
           <a href={href('wallboard')} aria-current={page === 'wallboard' ? 'page' : undefined}>Wallboard</a>
+          <a href={href('about')} aria-current={page === 'about' ? 'page' : undefined}>About</a>
         </nav>
         <span class="spacer" />
         <span class={`connection conn-${store.connection}`} role="status" data-connection={store.connection}>{CONNECTION_TEXT[store.connection]}</span>
@@ -32,6 +37,8 @@ export function App() {
       {store.error && <p class="banner error" role="alert">{store.error}</p>}
       <main>
         {page === 'instances' && id ? <InstancePage id={id} tab={tab} />
+          : page === 'applications' && id ? <Lazy key={id} load={loadApplication} props={{ name: id, tab }} />
+          : page === 'about' ? <Lazy load={loadAbout} props={{}} />
           : page === 'journal' ? <JournalPage />
             : page === 'wallboard' ? <WallboardPage />
               : <ApplicationsPage />}

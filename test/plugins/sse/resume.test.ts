@@ -46,7 +46,7 @@ test('Last-Event-ID on a per-instance stream replays only that instance', async 
     const b = await register(tk, registration('cart', 3004));
     await register(tk, registration('shop', 3003, { v: '2' }));
     await deregister(tk, b);
-    stream = await openSse(`${tk.url}/instances/${a}`, { 'last-event-id': String(since) });
+    stream = await openSse(`${tk.url}/instances/${a}/events`, { 'last-event-id': String(since) });
     await deregister(tk, a);
     const s = stream;
     await s.until(() => s.messages.length >= 2, 'one replayed and one live event');
@@ -54,6 +54,34 @@ test('Last-Event-ID on a per-instance stream replays only that instance', async 
     assert.ok(Number(s.messages[0]!.id) < Number(s.messages[1]!.id));
   } finally {
     stream?.close();
+    await tk.stop();
+  }
+});
+
+test('Last-Event-ID on an instance snapshot stream: one current snapshot when anything was missed, none otherwise', async () => {
+  const tk = await kernel();
+  const streams: Awaited<ReturnType<typeof openSse>>[] = [];
+  try {
+    const a = await register(tk, registration('shop', 3013));
+    const since = tk.kernel.instances.lastSeq;
+    await register(tk, registration('shop', 3013, { v: '2' }));
+    await register(tk, registration('shop', 3013, { v: '3' }));
+    const newest = tk.kernel.instances.lastSeq;
+    const missed = await openSse(`${tk.url}/instances/${a}`, { 'last-event-id': String(since) });
+    streams.push(missed);
+    const current = await openSse(`${tk.url}/instances/${a}`, { 'last-event-id': String(newest) });
+    streams.push(current);
+    await deregister(tk, a);
+    await missed.until(() => missed.messages.length >= 2, 'the replayed snapshot and a live one');
+    await current.until(() => current.messages.length >= 1, 'the live snapshot');
+    const [replayed, live] = missed.messages;
+    assert.is(Number(replayed!.id), newest);
+    assert.is(replayed!.json.id, a);
+    assert.is(replayed!.json.registration.metadata.v, '3', 'the instance as it is now, not one per missed event');
+    assert.is(live!.json.registered, false);
+    assert.equal(current.messages.map((m) => m.json.registered), [false], 'nothing missed, nothing replayed');
+  } finally {
+    for (const stream of streams) stream.close();
     await tk.stop();
   }
 });

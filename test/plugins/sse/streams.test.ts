@@ -62,33 +62,55 @@ test('without Accept: text/event-stream the JSON routes answer', async () => {
   }
 });
 
-for (const [form, pathOf, headers] of [
-  ['/instances/{id}/events', (id: string) => `/instances/${id}/events`, { accept: '*/*' }],
-  ['/instances/{id} with Accept', (id: string) => `/instances/${id}`, { accept: 'application/json;q=0.5, text/event-stream' }],
-] as const) {
-  test(`per-instance stream ${form}: only that instance's events`, async () => {
-    const tk = await kernel();
-    const a = await register(tk, registration('alpha', 1003));
-    const b = await register(tk, registration('beta', 1004));
-    const stream = await openSse(`${tk.url}${pathOf(a)}`, headers);
-    try {
-      assert.is(stream.status, 200);
-      assert.is(stream.headers['content-type'], 'text/event-stream;charset=UTF-8');
-      // B changes first: had it leaked into A's stream it would arrive before A's update.
-      await register(tk, registration('beta', 1004, { marker: 'b2' }));
-      await register(tk, registration('alpha', 1003, { marker: 'a2' }));
-      await deregister(tk, b);
-      await deregister(tk, a);
-      await stream.waitFor((m) => m.json.type === 'DEREGISTERED', 'the DEREGISTERED of A');
-      assert.equal(stream.messages.map((m) => m.json.type), ['REGISTRATION_UPDATED', 'DEREGISTERED']);
-      assert.ok(stream.messages.every((m) => m.json.instance === a), 'foreign data in the stream');
-      assert.is(stream.messages[0]!.json.registration.metadata.marker, 'a2');
-    } finally {
-      stream.close();
-      await tk.stop();
-    }
-  });
-}
+test('per-instance stream /instances/{id}/events: only that instance\'s events', async () => {
+  const tk = await kernel();
+  const a = await register(tk, registration('alpha', 1003));
+  const b = await register(tk, registration('beta', 1004));
+  const stream = await openSse(`${tk.url}/instances/${a}/events`, { accept: '*/*' });
+  try {
+    assert.is(stream.status, 200);
+    assert.is(stream.headers['content-type'], 'text/event-stream;charset=UTF-8');
+    // B changes first: had it leaked into A's stream it would arrive before A's update.
+    await register(tk, registration('beta', 1004, { marker: 'b2' }));
+    await register(tk, registration('alpha', 1003, { marker: 'a2' }));
+    await deregister(tk, b);
+    await deregister(tk, a);
+    await stream.waitFor((m) => m.json.type === 'DEREGISTERED', 'the DEREGISTERED of A');
+    assert.equal(stream.messages.map((m) => m.json.type), ['REGISTRATION_UPDATED', 'DEREGISTERED']);
+    assert.ok(stream.messages.every((m) => m.json.instance === a), 'foreign data in the stream');
+    assert.is(stream.messages[0]!.json.registration.metadata.marker, 'a2');
+  } finally {
+    stream.close();
+    await tk.stop();
+  }
+});
+
+test('GET /instances/{id} with Accept text/event-stream: the instance JSON after each of its events, as SBA sends it', async () => {
+  const tk = await kernel();
+  const a = await register(tk, registration('alpha', 1013));
+  const b = await register(tk, registration('beta', 1014));
+  const stream = await openSse(`${tk.url}/instances/${a}`, { accept: 'application/json;q=0.5, text/event-stream' });
+  try {
+    assert.is(stream.status, 200);
+    assert.is(stream.headers['content-type'], 'text/event-stream;charset=UTF-8');
+    await register(tk, registration('beta', 1014, { marker: 'b2' }));
+    await register(tk, registration('alpha', 1013, { marker: 'a2', password: 'hidden' }));
+    const updated = (await call('GET', `${tk.url}/instances/${a}`)).json;
+    await deregister(tk, b);
+    await deregister(tk, a);
+    await stream.waitFor((m) => m.json.registered === false, 'the deregistered snapshot of A');
+    assert.is(stream.messages.length, 2, 'one message per event of A, none for B');
+    const [first, last] = stream.messages.map((m) => m.json);
+    assert.equal(first, updated, 'the same JSON as GET /instances/{id}');
+    assert.is(first!.registration.metadata.password, '******');
+    assert.is(last!.id, a);
+    assert.is(last!.version, 2);
+    assert.equal(stream.messages.map((m) => m.id), tk.kernel.instances.eventsOf(a).slice(1).map((e) => String(e.seq)));
+  } finally {
+    stream.close();
+    await tk.stop();
+  }
+});
 
 test('per-instance stream of an unknown id: 404 JSON error on both forms, before any stream header', async () => {
   const tk = await kernel();

@@ -35,7 +35,13 @@ test('buildApp bundles the app into a fresh folder: the page, hashed assets, and
     // The bundle carries Preact, not a reference to a CDN.
     assert.not.match(script.toString('utf8'), /https?:\/\/(?:unpkg|cdn|esm\.sh)/);
     assert.equal(readdirSync(join(folder, 'ui')).filter((name) => !/\.(gz|br|map)$/.test(name)).sort(),
-      [built.script, 'favicon.svg', built.stylesheet].sort());
+      [built.script, 'favicon.svg', built.stylesheet, ...built.chunks].sort());
+    // The instance views are split off: the first page load does not carry them.
+    assert.ok(built.chunks.length >= 10, `${built.chunks.length} lazy chunks`);
+    for (const chunk of built.chunks) {
+      assert.match(chunk, /^[\w-]+-[A-Z0-9]{8}\.js$/);
+      assert.ok(existsSync(join(folder, 'ui', `${chunk}.br`)), `${chunk} precompressed`);
+    }
   } finally {
     rmSync(join(folder, '..'), { recursive: true, force: true });
   }

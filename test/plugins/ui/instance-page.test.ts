@@ -57,6 +57,8 @@ test.before(async () => {
       { threadName: 'scheduler-1', threadId: 17, threadState: 'TIMED_WAITING', daemon: true, stackTrace: [] },
     ] },
   });
+  // Spring MVC answers OPTIONS on every actuator endpoint; this environment is read-only (no POST).
+  billing.on('OPTIONS', '/env', { status: 200, headers: { allow: 'GET,HEAD,OPTIONS' } });
   billing.on('POST', '/restart', { status: 200, json: { message: 'Restarting' }, contentType: ACTUATOR_V3 });
 });
 
@@ -71,13 +73,14 @@ test('overview: health tree, info, registration with sanitised metadata, detecte
     await page.locator('.health-tree li', { hasText: 'db' }).waitFor();
     assert.is(await page.locator('.health-tree li .badge').first().textContent(), 'UP');
     assert.match(await page.locator('.health-tree').textContent() ?? '', 'PostgreSQL');
-    assert.equal(await page.locator('.tabs a').allTextContents(), ['Overview'], 'shop exposes no views beyond health and info');
+    assert.equal(await page.locator('.view-nav a').allTextContents(), ['Overview'], 'shop exposes no views beyond health and info');
     await close();
 
     const billing = await openPage(browser, `${fleet.tk.url}/#/instances/${fleet.ids.billing}`);
     try {
       await billing.page.locator('h1', { hasText: 'billing' }).waitFor();
-      assert.equal(await billing.page.locator('.tabs a').allTextContents(), ['Overview', 'Metrics', 'Environment', 'Loggers', 'Threads']);
+      assert.equal(await billing.page.locator('.view-nav a').allTextContents(), ['Overview', 'Details', 'Metrics', 'Environment', 'Loggers', 'Thread dump']);
+      assert.equal(await billing.page.locator('.view-group-label').allTextContents(), ['Insights', 'Logging', 'JVM']);
       const metadata = await billing.page.getByRole('article', { name: 'Metadata' }).textContent() ?? '';
       assert.match(metadata, 'db.password******');
       assert.match(metadata, 'zoneeu-1');
@@ -144,7 +147,7 @@ test('environment search, thread dump, and restart only after confirming', async
     await page.locator('.props th', { hasText: 'HOME' }).waitFor({ state: 'detached' });
     assert.equal(await page.locator('.props th').allTextContents(), ['PATH']);
 
-    await page.getByRole('link', { name: 'Threads' }).click();
+    await page.getByRole('link', { name: 'Thread dump' }).click();
     await page.locator('.thread-list summary', { hasText: 'scheduler-1' }).waitFor();
     await page.locator('.thread-list summary', { hasText: 'main' }).click();
     assert.match(await page.locator('.stack').first().textContent() ?? '', 'at com.example.Main.run(Main.java:42)');

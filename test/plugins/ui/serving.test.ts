@@ -24,8 +24,10 @@ async function withKernel(run: (tk: TestKernel) => Promise<void>, config: Record
   }
 }
 
-test('the built page links a script, a stylesheet and an icon, all under ui/', () => {
-  assert.equal(LINKED.map((path) => path.replace(/-[A-Z0-9]{8}\./, '-HASH.')).sort(), ['ui/app-HASH.js', 'ui/favicon.svg', 'ui/style-HASH.css']);
+test('the built page links a script, a stylesheet, an icon and the script\'s first chunks, all under ui/', () => {
+  const own = LINKED.filter((path) => !/^ui\/chunk-/.test(path));
+  assert.equal(own.map((path) => path.replace(/-[A-Z0-9]{8}\./, '-HASH.')).sort(), ['ui/app-HASH.js', 'ui/favicon.svg', 'ui/style-HASH.css']);
+  for (const chunk of LINKED.filter((path) => /^ui\/chunk-/.test(path))) assert.match(PAGE, `<link rel="modulepreload" href="${chunk}">`);
   assert.not.match(PAGE, /https?:\/\//, 'no CDN: nothing is loaded from another origin');
 });
 

@@ -30,7 +30,14 @@ export interface InstanceRow {
   readonly instance: Instance;
 }
 
-export type Row = AppRow | InstanceRow;
+/** A heading over the applications of one metadata `group` (shown only when instances carry one). */
+export interface GroupRow {
+  readonly kind: 'group';
+  readonly key: string;
+  readonly name: string;
+}
+
+export type Row = AppRow | InstanceRow | GroupRow;
 
 export interface RowList {
   readonly rows: readonly Row[];
@@ -111,8 +118,18 @@ export function buildRows(apps: readonly Application[], filter: AppFilter, isExp
   let appCount = 0;
   let instanceCount = 0;
   const filtering = words.length > 0 || statuses !== undefined || tagKey !== undefined;
-  for (const app of sortedApps(apps)) {
+  const ordered = groupedApps(sortedApps(apps));
+  let group: string | null | undefined;
+  for (const app of ordered) {
+    // A group's heading goes in once its first listed application does.
+    const own = ordered.grouped ? groupOf(app) : undefined;
+    const heading = (): void => {
+      if (own === undefined || own === group) return;
+      group = own;
+      rows.push({ kind: 'group', key: `group:${own ?? ''}`, name: own ?? 'Other' });
+    };
     if (!filtering) {
+      heading();
       // Nothing to match: counts come from the snapshot, and only open groups need their instances sorted.
       const expanded = isExpanded(app.name);
       appCount += 1;
@@ -131,6 +148,7 @@ export function buildRows(apps: readonly Application[], filter: AppFilter, isExp
       return open.every((word) => text.includes(word));
     });
     if (shown.length === 0) continue;
+    heading();
     appCount += 1;
     instanceCount += shown.length;
     const expanded = isExpanded(app.name);
@@ -138,6 +156,40 @@ export function buildRows(apps: readonly Application[], filter: AppFilter, isExp
     if (expanded) for (const instance of shown) rows.push({ kind: 'instance', key: instance.id, instance });
   }
   return { rows, apps: appCount, instances: instanceCount };
+}
+
+const groupCache = new WeakMap<Application, string | null>();
+
+/** An application's metadata `group` (SBA groups the list by it): the first instance's that has one, else null. */
+export function groupOf(app: Application): string | null {
+  let group = groupCache.get(app);
+  if (group === undefined) {
+    group = app.instances.find((instance) => instance.registration?.metadata.group)?.registration?.metadata.group ?? null;
+    groupCache.set(app, group);
+  }
+  return group;
+}
+
+type Grouped = readonly Application[] & { readonly grouped?: true };
+const groupedCache = new WeakMap<readonly Application[], Grouped>();
+
+/** The applications by group (alphabetically, those without one last), each group keeping the given order; the same list when none has a group. */
+function groupedApps(apps: readonly Application[]): Grouped {
+  let grouped = groupedCache.get(apps);
+  if (!grouped) {
+    grouped = apps.some((app) => groupOf(app) !== null)
+      ? Object.assign([...apps].sort((a, b) => compareGroups(groupOf(a), groupOf(b))), { grouped: true as const })
+      : apps;
+    groupedCache.set(apps, grouped);
+  }
+  return grouped;
+}
+
+function compareGroups(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return compareText(a, b);
 }
 
 /** Every `key=value` tag present, sorted, for the tag filter. */

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { base } from '../api';
+import { base, messageOf, post } from '../api';
 import { StatusBadge, StatusIcon, statusClass, statusLabel } from '../components/status';
 import { VirtualList } from '../components/virtual-list';
 import { formatInstant } from '../format';
@@ -50,6 +50,8 @@ export function ApplicationsPage() {
     expandedOverrides.clear();
     setToggles((n) => n + 1);
   };
+  const [refreshed, setRefreshed] = useState<string | null>(null);
+  const refresh = () => post('/applications').then(() => setRefreshed('Refresh requested: every instance is checked again'), (failure: unknown) => setRefreshed(`Refresh failed: ${messageOf(failure)}`));
   const toggleStatus = (status: string) => setFilter((current) => ({
     ...current,
     statuses: toggled(current.statuses, status),
@@ -82,6 +84,8 @@ export function ApplicationsPage() {
       <p class="summary" role="status" data-testid="summary">
         {store.loaded ? summary(list.instances, total, list.apps, isFiltering(filter)) : 'Loading instances…'}
         {isFiltering(filter) && <button type="button" class="link" onClick={() => setFilter(NO_FILTER)}>Clear filter</button>}
+        <button type="button" class="link" onClick={() => void refresh()} title="Check every instance's health and endpoints now (POST /applications)">Refresh</button>
+        {refreshed && <span class="muted"> {refreshed}</span>}
       </p>
       {store.loaded && total === 0 ? <NoInstances /> : (
         <VirtualList items={list.rows} rowHeight={ROW_HEIGHT} keyOf={(row) => row.key} label="Applications and instances"
@@ -92,6 +96,7 @@ export function ApplicationsPage() {
 }
 
 function ListRow({ row, onToggle }: { row: Row; onToggle: (name: string, expanded: boolean) => void }) {
+  if (row.kind === 'group') return <div class="row group-row" data-group={row.name} role="heading" aria-level={2}>{row.name}</div>;
   if (row.kind === 'instance') {
     const { instance } = row;
     return (
@@ -112,7 +117,7 @@ function ListRow({ row, onToggle }: { row: Row; onToggle: (name: string, expande
       <button type="button" class="caret" aria-expanded={expanded} aria-label={`${expanded ? 'Hide' : 'Show'} the instances of ${app.name}`}
         onClick={(event) => { event.stopPropagation(); onToggle(app.name, expanded); }}>{expanded ? '▾' : '▸'}</button>
       <StatusBadge status={app.status} />
-      <span class="app-name">{app.name}</span>
+      <a class="app-name" href={href('applications', app.name)} onClick={(event) => event.stopPropagation()} title={`Open ${app.name}: its instances, loggers and caches`}>{app.name}</a>
       <span class="counts">{counts.map(([status, n]) => <StatusBadge key={status} status={status} count={n} />)}</span>
       <span class="version">{app.buildVersion ?? ''}</span>
       <span class="muted instances-count">{shown < count ? `${shown} of ${count} match` : `${count} instance${count === 1 ? '' : 's'}`}</span>

@@ -1,5 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
+import { EnvManage } from './env-manage';
 import { useActuator } from './use-actuator';
+import type { InstanceViewProps } from './view-registry';
 
 interface Env {
   readonly activeProfiles?: readonly string[];
@@ -13,7 +15,8 @@ interface Env {
 const MAX_SHOWN = 1000;
 
 /** The environment, property source by property source, searchable by key and value. */
-export function EnvView({ id }: { id: string }) {
+export default function EnvView({ instance, endpoints }: InstanceViewProps) {
+  const id = instance.id;
   const { data, error, loading, reload } = useActuator<Env>(id, 'env');
   const [query, setQuery] = useState('');
   const sources = useMemo(() => {
@@ -29,6 +32,7 @@ export function EnvView({ id }: { id: string }) {
       return { name: source.name, properties: shown, matches: properties.length };
     }).filter((source) => source.matches > 0 || words.length === 0);
   }, [data, query]);
+  const names = useMemo(() => [...new Set((data?.propertySources ?? []).flatMap((source) => Object.keys(source.properties ?? {})))].sort(), [data]);
   const matches = sources.reduce((sum, source) => sum + source.matches, 0);
   const shown = sources.reduce((sum, source) => sum + source.properties.length, 0);
   return (
@@ -42,6 +46,7 @@ export function EnvView({ id }: { id: string }) {
         <button type="button" onClick={reload}>Refresh</button>
       </div>
       {error && <p class="error">{error}</p>}
+      <EnvManage id={id} canRefresh={endpoints.has('refresh')} names={names} onChanged={reload} />
       {shown < matches && <p class="muted">Showing the first {shown} of {matches}; refine the search to see the rest.</p>}
       {sources.map((source) => (
         <article class="card" key={source.name}>

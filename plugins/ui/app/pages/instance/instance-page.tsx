@@ -1,30 +1,14 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { Lazy } from '../../components/lazy';
 import { StatusBadge } from '../../components/status';
 import { formatInstant } from '../../format';
 import { visibleEndpoints, type Instance } from '../../model/domain';
-import { labelOf } from '../../model/rows';
+import { labelOf, sortedInstances } from '../../model/rows';
 import { href } from '../../router';
 import { useStore } from '../../store';
 import { Actions } from './actions';
-import { EnvView } from './env-view';
-import { LoggersView } from './loggers-view';
-import { MetricsView } from './metrics-view';
 import { Overview } from './overview';
-import { ThreadsView } from './threads-view';
-
-interface Tab {
-  readonly id: string;
-  readonly label: string;
-  /** The actuator endpoint the tab reads through the proxy; the tab shows only when it was detected. */
-  readonly endpoint?: string;
-}
-
-const TABS: readonly Tab[] = [
-  { id: 'overview', label: 'Overview' },
-  { id: 'metrics', label: 'Metrics', endpoint: 'metrics' },
-  { id: 'env', label: 'Environment', endpoint: 'env' },
-  { id: 'loggers', label: 'Loggers', endpoint: 'loggers' },
-  { id: 'threads', label: 'Threads', endpoint: 'threaddump' },
-];
+import { viewsFor, type ViewSpec } from './view-registry';
 
 /** One instance: its live status and details, and the views of what it exposes through the proxy. */
 export function InstancePage({ id, tab }: { id: string; tab: string | undefined }) {
@@ -40,38 +24,66 @@ export function InstancePage({ id, tab }: { id: string; tab: string | undefined 
     );
   }
   const endpoints = new Set(visibleEndpoints(instance).map((endpoint) => endpoint.id));
-  const tabs = TABS.filter((t) => !t.endpoint || endpoints.has(t.endpoint));
-  const current = tabs.find((t) => t.id === tab) ?? tabs[0]!;
+  const views = viewsFor(endpoints);
+  const current = views.find((view) => view.id === tab);
+  return <InstanceLayout id={id} instance={instance} endpoints={endpoints} views={views} current={current} />;
+}
+
+function InstanceLayout({ id, instance, endpoints, views, current }: { id: string; instance: Instance; endpoints: ReadonlySet<string>; views: readonly ViewSpec[]; current: ViewSpec | undefined }) {
+  const nav = useRef<HTMLElement>(null);
+  // A long list of views scrolls: the one shown is kept in sight.
+  useEffect(() => nav.current?.querySelector('[aria-current=page]')?.scrollIntoView({ block: 'nearest' }), [current?.id]);
+  const name = instance.registration?.name ?? '';
   return (
     <section class="page instance">
-      <p class="back"><a href={href()}>← Applications</a></p>
+      <p class="back"><a href={href()}>← Applications</a> <span class="muted">/</span> <a href={href('applications', name)}>{name}</a></p>
       <header class="instance-head">
         <StatusBadge status={instance.statusInfo.status} />
-        <h1>{instance.registration?.name}</h1>
-        <span class="muted">{labelOf(instance)}</span>
+        <h1>{name}</h1>
+        <InstanceSwitcher id={id} name={name} tab={current?.id} />
         <span class="muted mono">{instance.id}</span>
         <span class="muted">status since {formatInstant(instance.statusTimestamp)}</span>
         <span class="spacer" />
         <Actions instance={instance} endpoints={endpoints} />
       </header>
-      <nav class="tabs" aria-label="Instance views">
-        {tabs.map((t) => (
-          <a key={t.id} href={href('instances', id, t.id)} aria-current={t.id === current.id ? 'page' : undefined}>{t.label}</a>
-        ))}
-      </nav>
-      <TabContent tab={current.id} instance={instance} />
+      <div class="instance-body">
+        <nav class="view-nav" aria-label="Instance views" ref={nav}>
+          <a href={href('instances', id)} aria-current={current ? undefined : 'page'}>Overview</a>
+          {groupsOf(views).map(([group, members]) => (
+            <div class="view-group" key={group} role="group" aria-label={group}>
+              <span class="view-group-label">{group}</span>
+              {members.map((view) => (
+                <a key={view.id} href={href('instances', id, view.id)} aria-current={view.id === current?.id ? 'page' : undefined}>{view.label}</a>
+              ))}
+            </div>
+          ))}
+        </nav>
+        <div class="view-content">
+          {/* Keyed by instance and view, so switching never shows the previous one's data. */}
+          {current
+            ? <Lazy key={`${id}/${current.id}`} load={current.load} props={{ instance, endpoints }} />
+            : <Overview instance={instance} />}
+        </div>
+      </div>
     </section>
   );
 }
 
-function TabContent({ tab, instance }: { tab: string; instance: Instance }) {
-  // Keyed by instance, so switching instances never shows the previous one's data.
-  const key = instance.id;
-  switch (tab) {
-    case 'metrics': return <MetricsView key={key} id={instance.id} />;
-    case 'env': return <EnvView key={key} id={instance.id} />;
-    case 'loggers': return <LoggersView key={key} id={instance.id} />;
-    case 'threads': return <ThreadsView key={key} id={instance.id} />;
-    default: return <Overview instance={instance} />;
-  }
+function groupsOf(views: readonly ViewSpec[]): [string, ViewSpec[]][] {
+  const groups = new Map<string, ViewSpec[]>();
+  for (const view of views) groups.set(view.group, [...(groups.get(view.group) ?? []), view]);
+  return [...groups];
+}
+
+/** The other instances of the same application, one pick away, on the same view. */
+function InstanceSwitcher({ id, name, tab }: { id: string; name: string; tab: string | undefined }) {
+  const store = useStore();
+  const app = store.applications().find((candidate) => candidate.name === name);
+  if (!app || app.instances.length < 2) return <span class="muted">{labelOf(store.instance(id)!)}</span>;
+  return (
+    <select class="instance-switcher" aria-label={`Instance of ${name}`} value={id}
+      onChange={(event) => { location.hash = href('instances', (event.currentTarget as HTMLSelectElement).value, ...(tab ? [tab] : [])); }}>
+      {sortedInstances(app).map((other) => <option key={other.id} value={other.id}>{labelOf(other)} ({other.statusInfo.status})</option>)}
+    </select>
+  );
 }

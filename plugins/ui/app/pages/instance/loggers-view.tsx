@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { actuatorPath, getJson, messageOf, post } from '../../api';
 import { VirtualList } from '../../components/virtual-list';
 import { useActuator } from './use-actuator';
+import type { InstanceViewProps } from './view-registry';
 
 interface Logger {
   readonly configuredLevel?: string | null;
@@ -15,7 +16,8 @@ interface Loggers {
 const DEFAULT_LEVELS = ['OFF', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE'];
 
 /** Every logger with its level, searchable; a click sets a level on the instance (POST through the proxy). */
-export function LoggersView({ id }: { id: string }) {
+export default function LoggersView({ instance }: InstanceViewProps) {
+  const id = instance.id;
   const { data, error, loading, reload, update } = useActuator<Loggers>(id, 'loggers');
   const [query, setQuery] = useState('');
   const [configuredOnly, setConfiguredOnly] = useState(false);

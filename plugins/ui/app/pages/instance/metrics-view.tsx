@@ -3,6 +3,7 @@ import { actuatorPath, getJson, messageOf } from '../../api';
 import { LineChart, type Point } from '../../components/line-chart';
 import { formatValue } from '../../format';
 import { useActuator } from './use-actuator';
+import type { InstanceViewProps } from './view-registry';
 
 interface MetricNames { readonly names: readonly string[] }
 interface Metric {
@@ -18,7 +19,8 @@ const SAMPLE_MS = 2000;
 const KEEP = 60;
 
 /** Pick a metric from the instance's list, then watch it as a live chart. */
-export function MetricsView({ id }: { id: string }) {
+export default function MetricsView({ instance }: InstanceViewProps) {
+  const id = instance.id;
   const { data, error } = useActuator<MetricNames>(id, 'metrics');
   const [query, setQuery] = useState('');
   const [picked, setPicked] = useState<string | null>(null);
