@@ -45,6 +45,12 @@ export function restApi(services: Services): void {
           responses: { 204: { description: 'Deregistered (again 204 while its history is held)' }, default: ERROR_RESPONSE },
         },
       },
+      '/instances/{id}/health-groups': {
+        get: {
+          tags: ['registry'], summary: 'The health groups of an instance (the `groups` of its last health answer)', operationId: 'healthGroups', parameters: [ID],
+          responses: { 200: { description: 'Distinct group names; [] when none', content: json({ type: 'array', items: { type: 'string' } }) }, default: ERROR_RESPONSE },
+        },
+      },
       '/applications': {
         get: {
           tags: ['registry'], summary: 'Registered instances grouped by application, with an aggregated status', operationId: 'listApplications',

@@ -17,6 +17,12 @@ export function uiApi(services: Services): void {
     paths: {
       '/': { get: page('get'), head: page('head') },
       '/ui/{path}': { get: file('get'), head: file('head') },
+      '/ui/about': {
+        get: {
+          tags: ['ui'], summary: 'What the About page shows: Vigil\'s version, the loaded plugins, the effective config with secrets masked', operationId: 'about',
+          responses: { 200: { description: 'The daemon described', content: { 'application/json': { schema: { type: 'object' } } } }, default: ERROR_RESPONSE },
+        },
+      },
     },
   });
 }

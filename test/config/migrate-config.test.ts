@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
+import { DEFAULT_PLUGINS } from '../../config/defaults.js';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { migrateConfig } from '../../config/migrate/migrate-config.js';
@@ -65,7 +66,7 @@ async function migrateAndCheck(text: string, fileName: string, env: NodeJS.Proce
 
 test('consul sample: the active profile document is merged, the other named as left out; Consul becomes discovery-consul, Spring Security basic-auth', async () => {
   const { yaml, config } = await migrateAndCheck(CONSUL_SAMPLE, 'application.yml');
-  assert.equal(config.plugins, ['rest-api', 'sse', 'proxy', 'monitor', 'detect-index', 'detect-probe', 'ui', 'basic-auth', 'discovery-consul']);
+  assert.equal(config.plugins, [...DEFAULT_PLUGINS, 'basic-auth', 'discovery-consul']);
   assert.equal(config['discovery-consul'], { url: 'http://localhost:8500', 'ignored-services': ['consul'] });
   assert.equal(config['basic-auth'], { users: [{ username: 'user', password: 'password' }] });
   assert.match(yaml, '# Profiles taken as active: secure.');
@@ -130,7 +131,7 @@ test('server options table: every monitor, proxy, probe and sanitising key carri
 
 test('notifier tables: each notifier Vigil has becomes its plugin with the contract\'s keys; the rest listed with the reason', async () => {
   const { yaml, config } = await migrateAndCheck(NOTIFIERS_DOC_TABLE, 'application.properties', { OPSGENIE_KEY: 'k' });
-  assert.equal(config.plugins.slice(7), ['notify', 'notify-slack', 'notify-teams', 'notify-discord', 'notify-telegram', 'notify-opsgenie', 'notify-pagerduty']);
+  assert.equal(config.plugins.slice(DEFAULT_PLUGINS.length), ['notify', 'notify-slack', 'notify-teams', 'notify-discord', 'notify-telegram', 'notify-opsgenie', 'notify-pagerduty']);
   assert.equal(config['notify-slack'], { 'webhook-url': 'https://hooks.slack.com/services/T000/B000/XXXX' });
   assert.equal(config['notify-teams'], { 'webhook-url': 'https://example.webhook.office.com/webhookb2/abc' });
   assert.equal(config['notify-telegram'], { 'auth-token': '123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11', 'chat-id': '@ops' });

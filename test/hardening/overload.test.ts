@@ -1,12 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestKernel } from '../../core/testing.js';
-import { builtinPlugins } from '../../plugins/index.js';
 import { streamRequest } from '../plugins/proxy/helpers.js';
 import { call, eventually } from '../support/http.js';
 import { BulkInstance, downloadSha256 } from './support/bulk-instance.js';
 import { startDaemon } from '../support/daemon-process.js';
-import { ADMIN, basic, securityConfig } from './support/full-kernel.js';
+import { ADMIN, basic, securityConfig, selfContainedPlugins } from './support/full-kernel.js';
 import { LONG } from './support/settings.js';
 import { StreamReader, openStalled } from './support/stream-clients.js';
 
@@ -26,7 +25,7 @@ test(`overload: ${REGISTRATIONS} concurrent registrations, ${SUBSCRIBERS} subscr
   const bulk = await BulkInstance.start(DOWNLOAD_BYTES);
   const daemon = await startDaemon({
     ...securityConfig(),
-    plugins: Object.keys(builtinPlugins),
+    plugins: selfContainedPlugins(),
     'log-level': 'info',
     // A reader that falls this far behind is cut off: what a stalled one costs is bounded by it.
     sse: { 'max-buffered-bytes': 64 * 1024 },

@@ -31,6 +31,11 @@ export interface FullKernel {
  */
 const NEEDS_A_SERVICE: ReadonlySet<string> = new Set(['cluster-redis']);
 
+/** Every built-in plugin that starts with no service outside Vigil: what the sweeps and the daemon suites load. */
+export function selfContainedPlugins(): string[] {
+  return Object.keys(builtinPlugins).filter((name) => !NEEDS_A_SERVICE.has(name));
+}
+
 /** The `basic-auth` and `cors` sections that turn both on with the credentials above. */
 export function securityConfig(): Record<string, unknown> {
   return {
@@ -61,7 +66,7 @@ export async function startFullKernel(config: Record<string, unknown> = {}): Pro
     },
   } as VigilPlugin<never>;
   const tk = await startTestKernel({
-    plugins: [...Object.keys(builtinPlugins).filter((name) => !NEEDS_A_SERVICE.has(name)), table],
+    plugins: [...selfContainedPlugins(), table],
     config: { ...securityConfig(), ...config },
   });
   return { tk, routes, port: Number(new URL(tk.url).port) };

@@ -44,7 +44,7 @@ test('flood limits: durations, whole numbers in range, each named when wrong', a
     'plugin "basic-auth": basic-auth.max-concurrent-verifications: must be greater than or equal to 1',
     'plugin "basic-auth": basic-auth.max-queued-verifications: must be a whole number',
     'plugin "basic-auth": basic-auth.failures-per-address: must be greater than or equal to 1',
-    'plugin "basic-auth": basic-auth.failure-refill-interval: must be a duration such as 250ms, 10s, 1m or 1h (got soon)',
+    'plugin "basic-auth": basic-auth.failure-refill-interval: must be a duration such as 250ms, 10s, 1m, 1h or PT10S (got soon)',
     'plugin "basic-auth": basic-auth.tracked-addresses: must be a whole number',
   ]);
   assert.equal(await check({ users, 'failures-per-adress': 3 }), ['plugin "basic-auth": basic-auth: unknown key(s): failures-per-adress']);

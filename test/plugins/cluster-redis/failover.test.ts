@@ -86,12 +86,13 @@ test('a lease holder paused past its lease (SIGSTOP) cannot apply its stale deci
   const holder = await eventually(() => nodes.find((node) => holding(node).length > 0), 'a holder of the lease');
   const victim = await register(nodes[0]!, fleet!.registration(200, 'victim'));
   await eventually(async () => (await call('GET', `${holder.url}/instances/${victim}`)).status === 200, 'the victim on the holder');
-  holder.signal('SIGSTOP');
   const others = nodes.filter((node) => node !== holder);
-  await eventually(() => others.some((node) => holding(node).length > 0), 'another node granted the lease', 10_000);
+  const before = others.map((node) => holding(node).length);
+  holder.signal('SIGSTOP');
+  await eventually(() => others.some((node, index) => holding(node).length > before[index]!), 'another node granted the lease', 10_000);
   holder.signal('SIGCONT');
   const outcome = await eventually(() => holder.logs().find((line) => line.includes('stale-writer: ')), 'the woken holder acting');
-  assert.match(outcome, /stale-writer: refused \(StaleFenceError\)/);
+  assert.match(outcome, /stale-writer: refused \(StaleFenceError\)/, outcome);
   for (const node of nodes) assert.is((await call('GET', `${node.url}/instances/${victim}`)).status, 200, 'the victim is still registered');
   assertNoDuplicates(await converged(nodes));
 });

@@ -71,11 +71,15 @@ export async function register(node: Daemon, body: Record<string, unknown>): Pro
  */
 export async function converged(nodes: readonly Daemon[], timeoutMs = 10_000): Promise<WireEvent[]> {
   let lists: string[] = [];
+  let versions: string[] = [];
   await eventually(async () => {
     lists = await Promise.all(nodes.map(async (node) => JSON.stringify(await eventsOf(node))));
-    const versions = await Promise.all(nodes.map(async (node) => JSON.stringify((await instancesOf(node)).map((i) => [i.id, i.version]).sort())));
+    versions = await Promise.all(nodes.map(async (node) => JSON.stringify((await instancesOf(node)).map((i) => [i.id, i.version]).sort())));
     return lists.every((list) => list === lists[0]) && versions.every((list) => list === versions[0]);
-  }, 'every node holding the same events and versions', timeoutMs);
+  }, 'every node holding the same events and versions', timeoutMs).catch((error: Error) => {
+    const shown = nodes.map((node, index) => `${node.url}: ${(JSON.parse(lists[index] ?? '[]') as unknown[]).length} events, versions ${versions[index]?.slice(0, 300)}`);
+    throw new Error(`${error.message}\n${shown.join('\n')}`);
+  });
   return JSON.parse(lists[0]!) as WireEvent[];
 }
 
