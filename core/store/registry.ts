@@ -194,6 +194,7 @@ export class InstanceRegistry implements LogReceiver {
     const previous = this.#snapshots.get(event.instance) ?? emptyInstance(event.instance);
     this.#lastSeq = event.seq;
     // Versions only grow: an event the snapshot already covers (a reload overtook it) changes nothing.
+    if (event.version <= previous.version) this.options.log.debug(`event ${event.seq} of ${event.instance} (version ${event.version}) is older than what is held (${previous.version}): not applied`);
     if (event.version > previous.version) {
       const instance = applyEvent(previous, event);
       this.#snapshots.set(event.instance, instance);

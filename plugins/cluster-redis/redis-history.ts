@@ -138,6 +138,7 @@ export class RedisHistory implements EventLog {
     this.#newestSeen = Math.max(this.#newestSeen, Number(seq));
     this.#receiver?.load(snapshots, events, { first: Number(base), last: Number(seq) });
     this.options.log.info(`loaded ${snapshots.length} instance(s) and ${events.length} event(s) from Redis (history ${incarnation})`);
+    this.options.log.debug(`load: feed tip ${this.#feedId}, seq ${seq}, snapshots ${snapshots.map((s) => s.id).join(',')}`);
   }
 
   /** Reads the feed until closed; after an outage it checks it is still the same history, unbroken. */

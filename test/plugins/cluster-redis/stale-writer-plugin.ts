@@ -25,10 +25,18 @@ export default definePlugin({
         return;
       }
       const token = remembered;
-      ctx.instances.deregister(victim.id, { fence: { lease: 'stale-writer', token } }).then(
-        () => ctx.log.info(`stale-writer: applied with token ${token}`),
-        (error: Error) => ctx.log.info(`stale-writer: refused (${error.name}) with token ${token}`),
-      );
+      // As a job would: while Redis cannot be asked (the pause may have timed out its connection),
+      // try again; what counts is the answer Redis gives.
+      const attempt = (left: number): void => {
+        ctx.instances.deregister(victim.id, { fence: { lease: 'stale-writer', token } }).then(
+          () => ctx.log.info(`stale-writer: applied with token ${token}`),
+          (error: Error) => {
+            if (error.name === 'StoreUnavailableError' && left > 0) setTimeout(() => attempt(left - 1), 200);
+            else ctx.log.info(`stale-writer: refused (${error.name}) with token ${token}`);
+          },
+        );
+      };
+      attempt(50);
     });
   },
 });
