@@ -41,13 +41,15 @@ interface Batch {
  */
 export class Batcher {
   #batch: Batch | undefined;
+  #counted = { at: 0, total: 0 };
 
   constructor(private readonly options: BatcherOptions) {}
 
   add(entry: Entry): void {
     const { notification } = entry;
+    // With fewer instances than `self-preservation-min` no storm is possible: nothing waits.
     const storm = this.options.selfPreservation > 0 && notification.type === 'STATUS_CHANGED'
-      && (notification.to === 'OFFLINE' || notification.from === 'OFFLINE');
+      && (notification.to === 'OFFLINE' || notification.from === 'OFFLINE') && this.#total() >= this.options.stormMin;
     const grouping = this.options.groupWindowMs > 0;
     const batch = this.#batch;
     if (!storm && !grouping && !batch?.instances.has(notification.instance.id)) {
@@ -58,6 +60,13 @@ export class Batcher {
     open.entries.push(entry);
     open.instances.add(notification.instance.id);
     if (storm) this.#extend(open, open.opened + this.options.stormWindowMs);
+  }
+
+  /** The registered instances, counted at most once a second: a storm of 20,000 changes must not list 20,000 instances each time. */
+  #total(): number {
+    const now = Date.now();
+    if (now - this.#counted.at > 1000) this.#counted = { at: now, total: this.options.total() };
+    return this.#counted.total;
   }
 
   /** Forgets what is batched: a durable outbox keeps those items pending for the next node. */

@@ -40,3 +40,12 @@ export function contextProbe(): { plugin: VigilPlugin<never>; ctx: () => PluginC
   const plugin = { name: 'context-probe', configKey: null, setup(ctx: PluginContext<unknown>) { captured = ctx; } } as VigilPlugin<never>;
   return { plugin, ctx: () => captured! };
 }
+
+/** A name an attacker registers: every channel must show it, never act on it. */
+export const HOSTILE = '<!channel> </b><script>x</script> @everyone [a](https://evil.example) *b*';
+
+/** The registration URLs of an instance, for exact payloads. */
+export function urlsOf(tk: TestKernel, id: string): { healthUrl: string; managementUrl: string; serviceUrl: string } {
+  const registration = tk.kernel.instances.get(id)!.registration!;
+  return { healthUrl: registration.healthUrl, managementUrl: registration.managementUrl!, serviceUrl: registration.serviceUrl! };
+}
