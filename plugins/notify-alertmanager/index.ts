@@ -80,39 +80,53 @@ export default definePlugin<AlertmanagerConfig>({
   },
 });
 
-/** Records what the notification changes in the kept alerts and returns the alerts to send now. */
+/**
+ * Records what the notification changes in the kept alerts and returns the alerts to send now.
+ * Kept alerts are keyed `<instance>/<severity>` (one label set each), so a resolved one is
+ * re-sent for `resolved-retention` even when the instance fires again with another severity.
+ */
 async function alertsOf(notification: Notification, map: SharedMap, templates: MessageTemplates, config: AlertmanagerConfig): Promise<Alert[]> {
   const resend = config['resend-interval'];
   const now = new Date().toISOString();
-  const resolve = async (key: string, fallback: KeptAlert | undefined): Promise<Alert[]> => {
-    const stored = await map.get(key);
-    const alert = stored ? (JSON.parse(stored) as KeptAlert) : fallback;
-    if (!alert) return [];
-    const resolved: KeptAlert = { ...alert, resolvedAt: alert.resolvedAt ?? now };
-    await map.set(key, JSON.stringify(resolved), config['resolved-retention']);
-    return [wireAlert(resolved, resend)];
+  const firingOf = async (prefix: string): Promise<[string, KeptAlert][]> => (await map.entries())
+    .filter(([key]) => key.startsWith(prefix))
+    .map(([key, value]): [string, KeptAlert] => [key, JSON.parse(value) as KeptAlert])
+    .filter(([, alert]) => alert.resolvedAt === null);
+  /** Resolves every firing alert under `prefix` except `keep`. */
+  const resolveAll = async (prefix: string, keep?: string): Promise<Alert[]> => {
+    const out: Alert[] = [];
+    for (const [key, alert] of await firingOf(prefix)) {
+      if (key === keep) continue;
+      const resolved: KeptAlert = { ...alert, resolvedAt: now };
+      await map.set(key, JSON.stringify(resolved), config['resolved-retention']);
+      out.push(wireAlert(resolved, resend));
+    }
+    return out;
   };
-  const fire = async (key: string, alert: KeptAlert): Promise<Alert[]> => {
+  const fire = async (prefix: string, key: string, alert: KeptAlert): Promise<Alert[]> => {
+    const out = await resolveAll(prefix, key);
     const stored = await map.get(key);
     const previous = stored ? (JSON.parse(stored) as KeptAlert) : undefined;
-    const out: Alert[] = [];
-    let firing = alert;
-    if (previous && previous.resolvedAt === null && sameLabels(previous.labels, alert.labels)) firing = { ...alert, startsAt: previous.startsAt };
-    else if (previous && previous.resolvedAt === null) out.push(wireAlert({ ...previous, resolvedAt: now }, resend));
+    const firing = previous && previous.resolvedAt === null && sameLabels(previous.labels, alert.labels) ? { ...alert, startsAt: previous.startsAt } : alert;
     await map.set(key, JSON.stringify(firing));
     out.push(wireAlert(firing, resend));
     return out;
   };
   if (notification.kind === 'summary') {
     const alert = stormAlert(notification, config.labels);
-    return notification.direction === 'lost' ? fire(STORM_KEY, alert) : resolve(STORM_KEY, alert);
+    return notification.direction === 'lost' ? fire(STORM_KEY, STORM_KEY, alert) : resolveAll(STORM_KEY);
   }
   const items: readonly InstanceNotification[] = notification.kind === 'group' ? notification.items : [notification];
   const alerts: Alert[] = [];
   for (const n of items) {
     if (n.type === 'REGISTERED') continue;
-    const alert = instanceAlert(n, templates, config.labels);
-    alerts.push(...await (n.type === 'DEREGISTERED' || n.to === 'UP' ? resolve(n.instance.id, undefined) : fire(n.instance.id, alert)));
+    const prefix = `${n.instance.id}/`;
+    if (n.type === 'DEREGISTERED' || n.to === 'UP') {
+      alerts.push(...await resolveAll(prefix));
+    } else {
+      const alert = instanceAlert(n, templates, config.labels);
+      alerts.push(...await fire(prefix, `${prefix}${alert.labels.severity}`, alert));
+    }
   }
   return alerts;
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
+import { eventually } from '../../support/http.js';
 import { requireBinary } from '../../support/require-binary.js';
 import { HOSTILE, notifyKernel, registerInstance, setStatus, urlsOf } from '../notify/support.js';
 import { decodeHeader, parseMime } from './mime.js';
@@ -99,8 +100,7 @@ test('notify-mail: a rejected login is given up at once; 4xx answers are retried
   try {
     const id = await registerInstance(tk, 'orders');
     await setStatus(tk, id, 'DOWN');
-    for (let tries = 0; tries < 400 && !tk.logs().some((l) => l.includes('gave up')); tries++) await new Promise((resolve) => setTimeout(resolve, 10));
-    const line = tk.logs().find((l) => l.includes('gave up'))!;
+    const line = await eventually(() => tk.logs().find((l) => l.includes('gave up')), 'the mail to be given up');
     assert.match(line, /notify-mail: gave up on .*: EAUTH: Invalid login/);
     assert.ok(!tk.logs().join('\n').includes('Wr0ngPassw0rd'));
     assert.is(sink.mails.length, 0);

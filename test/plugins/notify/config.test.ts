@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestKernel } from '../../../core/testing.js';
+import { eventually } from '../../support/http.js';
 import { repoRoot } from '../../support/paths.js';
 import { Receiver } from './receiver.js';
 import { notifyKernel, registerInstance, setStatus } from './support.js';
@@ -101,8 +102,10 @@ test('GET /notifications shows channels with targets masked; no secret in failur
     const id = await registerInstance(tk, 'orders');
     await setStatus(tk, id, 'DOWN');
     await receiver.received(1);
-    let text = '';
-    for (let tries = 0; tries < 200 && !text.includes('"failed":1'); tries++) text = await (await fetch(`${tk.url}/notifications`)).text();
+    const text = await eventually(async () => {
+      const answer = await (await fetch(`${tk.url}/notifications`)).text();
+      return answer.includes('"failed":1') ? answer : undefined;
+    }, 'the failure to be recorded');
     const body = JSON.parse(text) as { channels: Array<Record<string, unknown>> };
     assert.equal(body.channels.map((c) => [c.name, c.target, c.enabled]), [
       ['notify-slack', 'http://127.0.0.1:1/******', false],
