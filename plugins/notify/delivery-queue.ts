@@ -141,9 +141,9 @@ export class DeliveryQueue {
     } else {
       const delay = result.retryAfterMs ?? fullJitter(job.attempts, settings['backoff-base'], settings['backoff-cap']);
       if (job.attempts >= settings['max-attempts']) {
-        this.#giveUp(job, `${result.reason} (after ${job.attempts} attempts, max-attempts)`);
+        this.#giveUp(job, `${result.reason} (after ${attempts(job.attempts)}, max-attempts)`);
       } else if (Date.now() + delay - job.created > settings['max-age']) {
-        this.#giveUp(job, `${result.reason} (after ${job.attempts} attempts; the next would pass max-age)`);
+        this.#giveUp(job, `${result.reason} (after ${attempts(job.attempts)}; the next would pass max-age)`);
       } else {
         stats.retries += 1;
         job.state = 'waiting';
@@ -194,3 +194,5 @@ export class DeliveryQueue {
     return record;
   }
 }
+
+const attempts = (count: number) => `${count} attempt${count === 1 ? '' : 's'}`;

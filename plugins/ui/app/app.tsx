@@ -1,6 +1,7 @@
 import { ApplicationsPage } from './pages/applications';
 import { InstancePage } from './pages/instance/instance-page';
 import { JournalPage } from './pages/journal';
+import { NotificationsPage } from './pages/notifications';
 import { WallboardPage } from './pages/wallboard';
 import { href, useRoute } from './router';
 import { useStore } from './store';
@@ -25,6 +26,7 @@ export function App() {
           <a href={href()} aria-current={page === '' || page === 'instances' ? 'page' : undefined}>Applications</a>
           <a href={href('journal')} aria-current={page === 'journal' ? 'page' : undefined}>Journal</a>
           <a href={href('wallboard')} aria-current={page === 'wallboard' ? 'page' : undefined}>Wallboard</a>
+          <a href={href('notifications')} aria-current={page === 'notifications' ? 'page' : undefined}>Notifications</a>
         </nav>
         <span class="spacer" />
         <span class={`connection conn-${store.connection}`} role="status" data-connection={store.connection}>{CONNECTION_TEXT[store.connection]}</span>
@@ -34,6 +36,7 @@ export function App() {
         {page === 'instances' && id ? <InstancePage id={id} tab={tab} />
           : page === 'journal' ? <JournalPage />
             : page === 'wallboard' ? <WallboardPage />
+              : page === 'notifications' ? <NotificationsPage />
               : <ApplicationsPage />}
       </main>
     </div>
