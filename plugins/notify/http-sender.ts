@@ -25,15 +25,17 @@ export class HttpSender {
   readonly #dispatcher: Dispatcher;
 
   constructor(private readonly options: SenderOptions) {
+    const connect = { timeout: options.timeoutMs };
     this.#dispatcher = options.proxy
-      ? new ProxyAgent({ uri: options.proxy, connections: 16 })
-      : new Agent({ connections: 16, keepAliveTimeout: 10_000 });
+      ? new ProxyAgent({ uri: options.proxy, connections: 16, connect, proxyTls: connect, requestTls: connect })
+      : new Agent({ connections: 16, keepAliveTimeout: 10_000, connect });
   }
 
   async send(outgoing: OutgoingRequest): Promise<Attempt> {
     const json = typeof outgoing.body !== 'string';
     const body = json ? JSON.stringify(outgoing.body) : (outgoing.body as string);
-    const signal = AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), this.options.signal]);
+    // The timeout is undici's own (connect, headers, each body read): a timer and a composite
+    // signal per request would cost a burst of 2,000 notifications megabytes for nothing.
     let status: number;
     let headers: Record<string, string | string[] | undefined>;
     let text: string;
@@ -47,15 +49,16 @@ export class HttpSender {
         },
         body,
         dispatcher: this.#dispatcher,
-        signal,
+        signal: this.options.signal,
         headersTimeout: this.options.timeoutMs,
         bodyTimeout: this.options.timeoutMs,
       });
       status = res.statusCode;
       headers = res.headers;
-      text = await readCapped(res.body);
+      // A success's body is not read, only drained.
+      text = status >= 200 && status < 300 ? (await res.body.dump(), '') : await readCapped(res.body);
     } catch (error) {
-      return { outcome: 'retry', reason: networkReason(error, this.options.timeoutMs, signal) };
+      return { outcome: 'retry', reason: networkReason(error, this.options.timeoutMs) };
     }
     if (status >= 200 && status < 300) return { outcome: 'delivered', status };
     const reason = `HTTP ${status}${excerpt(text)}`;
@@ -102,9 +105,11 @@ function excerpt(text: string): string {
   return `: ${line.length > REASON_EXCERPT ? `${line.slice(0, REASON_EXCERPT)}…` : line}`;
 }
 
-function networkReason(error: unknown, timeoutMs: number, signal: AbortSignal): string {
-  if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function networkReason(error: unknown, timeoutMs: number): string {
   const code = (error as { code?: string }).code;
+  if (code && TIMEOUTS.has(code)) return `no answer within ${timeoutMs} ms`;
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const message = error instanceof Error ? error.message : String(error);
   return [code ?? cause?.code, cause?.message ?? message].filter(Boolean).join(': ');
