@@ -131,7 +131,8 @@ export class DeliveryQueue {
     }
     this.#active -= 1;
     stats.inFlight = this.#active;
-    if (this.#stopped) return;
+    // Vigil is stopping (its signal aborted the call): nothing to retry or report.
+    if (this.#stopped || tools.signal.aborted) return;
     if (result.outcome === 'delivered') {
       this.#finish(job, 'delivered');
     } else if (result.outcome === 'failed') {

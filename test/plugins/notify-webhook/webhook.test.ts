@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Receiver } from '../notify/receiver.js';
-import { notifyKernel, registerInstance, setStatus } from '../notify/support.js';
+import { HOSTILE, notifyKernel, registerInstance, setStatus } from '../notify/support.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -51,6 +51,22 @@ test('a status change sends exactly one signed webhook: Vigil\'s body, Standard 
     });
     // UNKNOWN → UP was ignored (the default ignore-changes): this was the only request.
     assert.is(receiver.requests.length, 1);
+  } finally {
+    await tk.stop();
+    await receiver.close();
+  }
+});
+
+test('a hostile name travels as a JSON string, unsigned without a secret', async () => {
+  const receiver = await Receiver.start();
+  const tk = await notifyKernel(['notify-webhook'], { 'notify-webhook': { url: `${receiver.url}/hook` } });
+  try {
+    const id = await registerInstance(tk, HOSTILE);
+    await setStatus(tk, id, 'DOWN');
+    const [request] = await receiver.received(1);
+    assert.is((request!.json as { instance: { name: string } }).instance.name, HOSTILE);
+    assert.is(request!.headers['webhook-signature'], undefined);
+    assert.match(String(request!.headers['webhook-timestamp']), /^\d{10}$/);
   } finally {
     await tk.stop();
     await receiver.close();
