@@ -68,6 +68,20 @@ export {
   type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
 } from './contract/api-description.js';
 export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
+export {
+  NOTIFICATION_CHANNEL, NOTIFIED_EVENT_TYPES, type Attempt, type ChannelSettings, type DeliveryTools, type GroupNotification,
+  type InstanceNotification, type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance,
+  type OutgoingRequest, type SummaryNotification,
+} from './contract/notification.js';
+export * as escapes from './notification/escape.js';
+export type { Escape } from './notification/escape.js';
+export { TEMPLATE_FIELDS, TemplateError, capText, fieldValue, parseTemplate, renderTemplate, type Template } from './notification/template.js';
+export { sendEach } from './notification/send-each.js';
+export { MAX_GROUP_LINES, groupLines, groupTitle, instanceText, joinLines, summaryText, type MessageTemplates } from './notification/texts.js';
+export {
+  CHANGE_PATTERN, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, template,
+  type ChannelDefaults, type ChannelSection,
+} from './notification/channel-schema.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {

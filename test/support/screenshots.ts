@@ -9,6 +9,7 @@ import { launchChromium } from './chromium.js';
 import { ACTUATOR_V3, FakeActuator } from './fake-actuator.js';
 import { FakeBoot } from './fake-boot/index.js';
 import { shootViews } from './screenshot-views.js';
+import { addFilters, startNotifyReceivers } from './notifications-shot.js';
 import { repoRoot } from './paths.js';
 
 /**
@@ -55,8 +56,9 @@ async function main(): Promise<void> {
   const fakes: FakeActuator[] = [];
   let daemon: ChildProcess | undefined;
   let browser: Browser | undefined;
+  const notify = await startNotifyReceivers();
   try {
-    const started = await startDaemon();
+    const started = await startDaemon(notify.config);
     daemon = started.child;
     const url = started.url;
     const ids: string[] = [];
@@ -120,11 +122,15 @@ async function main(): Promise<void> {
     await shoot(page, 'wallboard');
 
     await shootViews(page, url, billing, { open, shoot });
+    await addFilters(url);
+    await open(page, `${url}/#/notifications`, '.filter-row >> nth=1');
+    await shoot(page, 'notifications');
     await context.close();
   } finally {
     await browser?.close();
     if (daemon) await stop(daemon);
     await Promise.all(fakes.map((fake) => fake.close()));
+    await notify.close();
   }
 }
 
@@ -277,10 +283,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `bin/vigil.js` with the default plugins on a free port, health checked every second. */
-function startDaemon(): Promise<{ child: ChildProcess; url: string }> {
+/** `bin/vigil.js` with the default plugins (and `extra` config) on a free port, health checked every second. */
+function startDaemon(extra: Record<string, unknown>): Promise<{ child: ChildProcess; url: string }> {
   const config = join(tmpdir(), `vigil-screenshots-${process.pid}.yaml`);
-  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', port: 0, 'log-level': 'info', monitor: { 'status-interval': '1s', 'status-lifetime': 0 } }));
+  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', port: 0, 'log-level': 'info', monitor: { 'status-interval': '1s', 'status-lifetime': 0 }, ...extra }));
   const child = spawn(process.execPath, [join(repoRoot, 'bin', 'vigil.js'), '--config', config], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   child.once('exit', () => rmSync(config, { force: true }));
   return new Promise((resolve, reject) => {

@@ -2,6 +2,7 @@ import { Lazy } from './components/lazy';
 import { ApplicationsPage } from './pages/applications';
 import { InstancePage } from './pages/instance/instance-page';
 import { JournalPage } from './pages/journal';
+import { NotificationsPage } from './pages/notifications';
 import { WallboardPage } from './pages/wallboard';
 import { href, useRoute } from './router';
 import { useStore } from './store';
@@ -30,6 +31,7 @@ export function App() {
           <a href={href('journal')} aria-current={page === 'journal' ? 'page' : undefined}>Journal</a>
           <a href={href('wallboard')} aria-current={page === 'wallboard' ? 'page' : undefined}>Wallboard</a>
           <a href={href('about')} aria-current={page === 'about' ? 'page' : undefined}>About</a>
+          <a href={href('notifications')} aria-current={page === 'notifications' ? 'page' : undefined}>Notifications</a>
         </nav>
         <span class="spacer" />
         <span class={`connection conn-${store.connection}`} role="status" data-connection={store.connection}>{CONNECTION_TEXT[store.connection]}</span>
@@ -41,6 +43,7 @@ export function App() {
           : page === 'about' ? <Lazy load={loadAbout} props={{}} />
           : page === 'journal' ? <JournalPage />
             : page === 'wallboard' ? <WallboardPage />
+              : page === 'notifications' ? <NotificationsPage />
               : <ApplicationsPage />}
       </main>
     </div>

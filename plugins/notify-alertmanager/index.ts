@@ -1,0 +1,132 @@
+import * as yup from 'yup';
+import {
+  NOTIFICATION_CHANNEL, SHARED_STATE, channelSchema, channelSettingsOf, definePlugin, duration, httpUrl, maskedUrl, messageTemplatesOf,
+  type Attempt, type ChannelSection, type ConfigSchema, type DeliveryTools, type InstanceNotification, type MessageTemplates, type Notification,
+  type PluginContext, type SharedMap,
+} from '../../core/plugin-api.js';
+import { instanceAlert, sameLabels, stormAlert, wireAlert, type Alert, type KeptAlert } from './alerts.js';
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+const schema = channelSchema({
+  /** Alertmanager's base URL (`http://alertmanager:9093`); alerts go to `{url}/api/v2/alerts`. */
+  url: httpUrl(),
+  /** Firing alerts are re-sent this often (Prometheus's resend delay). */
+  'resend-interval': duration().min(1000).default(60_000),
+  /** Resolved alerts are re-sent this long (Prometheus keeps them 15 min), in case one send was lost. */
+  'resolved-retention': duration().min(0).default(900_000),
+  /** Labels added to every alert (e.g. `team: payments`), for Alertmanager's routing. */
+  labels: yup.lazy((map: unknown) => yup.object(Object.fromEntries(Object.keys(typeof map === 'object' && map !== null ? map : {}).map((name) => [
+    name, yup.string().required().test('label', `labels: "${name}" is not a valid label name`, () => LABEL_NAME.test(name)),
+  ]))).default({})),
+}, {
+  messages: {
+    status: '{{name}} ({{id}}) is {{status}}',
+    registered: '{{name}} ({{id}}) has registered',
+    deregistered: '{{name}} ({{id}}) has deregistered',
+  },
+});
+
+interface AlertmanagerConfig extends ChannelSection {
+  readonly url?: string;
+  readonly 'resend-interval': number;
+  readonly 'resolved-retention': number;
+  readonly labels: Record<string, string>;
+}
+
+const STORM_KEY = 'self-preservation';
+
+/**
+ * `notify-alertmanager`: Alertmanager's API v2, so teams that route alerts through it get
+ * silences, inhibition and routing. An instance in a failing status is the alert
+ * `VigilInstanceDown{application, instance_id, severity}`; Vigil re-sends it every
+ * `resend-interval` with `endsAt` ahead while it fires, and on recovery sends it with
+ * `endsAt` = now and keeps re-sending that for `resolved-retention`, as Prometheus does. The kept
+ * alerts live in `SHARED_STATE`, so whichever node holds the lease re-sends them.
+ */
+export default definePlugin<AlertmanagerConfig>({
+  name: 'notify-alertmanager',
+  dependencies: ['notify'],
+  configSchema: schema as unknown as ConfigSchema<AlertmanagerConfig>,
+  setup(ctx: PluginContext<AlertmanagerConfig>) {
+    const config = ctx.config;
+    if (!config.url) {
+      ctx.log.warn('no url: the channel is off (set notify-alertmanager.url)');
+      return;
+    }
+    const endpoint = `${config.url.replace(/\/+$/, '')}/api/v2/alerts`;
+    const templates = messageTemplatesOf(config);
+    const kept = (): SharedMap => ctx.services.use(SHARED_STATE)!.map('notify-alertmanager.alerts');
+    const post = (tools: DeliveryTools, alerts: Alert[]) => (alerts.length ? tools.send({ url: endpoint, body: alerts }) : Promise.resolve<Attempt>({ outcome: 'delivered' }));
+    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+      name: 'notify-alertmanager',
+      // Alertmanager repeats notifications itself (`repeat_interval`): Vigil's reminders would only duplicate them.
+      settings: channelSettingsOf(config, false),
+      target: maskedUrl(endpoint),
+      secrets: [],
+      async deliver(notification, tools) {
+        return post(tools, await alertsOf(notification, kept(), templates, config));
+      },
+      periodic: {
+        intervalMs: config['resend-interval'],
+        async run(tools) {
+          const alerts: Alert[] = [];
+          for (const [, value] of await kept().entries()) alerts.push(wireAlert(JSON.parse(value) as KeptAlert, config['resend-interval']));
+          const result = await post(tools, alerts);
+          if (result.outcome !== 'delivered') tools.log.warn(`re-sending ${alerts.length} alerts failed: ${result.reason}`);
+        },
+      },
+    });
+  },
+});
+
+/**
+ * Records what the notification changes in the kept alerts and returns the alerts to send now.
+ * Kept alerts are keyed `<instance>/<severity>` (one label set each), so a resolved one is
+ * re-sent for `resolved-retention` even when the instance fires again with another severity.
+ */
+async function alertsOf(notification: Notification, map: SharedMap, templates: MessageTemplates, config: AlertmanagerConfig): Promise<Alert[]> {
+  const resend = config['resend-interval'];
+  const now = new Date().toISOString();
+  const firingOf = async (prefix: string): Promise<[string, KeptAlert][]> => (await map.entries())
+    .filter(([key]) => key.startsWith(prefix))
+    .map(([key, value]): [string, KeptAlert] => [key, JSON.parse(value) as KeptAlert])
+    .filter(([, alert]) => alert.resolvedAt === null);
+  /** Resolves every firing alert under `prefix` except `keep`. */
+  const resolveAll = async (prefix: string, keep?: string): Promise<Alert[]> => {
+    const out: Alert[] = [];
+    for (const [key, alert] of await firingOf(prefix)) {
+      if (key === keep) continue;
+      const resolved: KeptAlert = { ...alert, resolvedAt: now };
+      await map.set(key, JSON.stringify(resolved), config['resolved-retention']);
+      out.push(wireAlert(resolved, resend));
+    }
+    return out;
+  };
+  const fire = async (prefix: string, key: string, alert: KeptAlert): Promise<Alert[]> => {
+    const out = await resolveAll(prefix, key);
+    const stored = await map.get(key);
+    const previous = stored ? (JSON.parse(stored) as KeptAlert) : undefined;
+    const firing = previous && previous.resolvedAt === null && sameLabels(previous.labels, alert.labels) ? { ...alert, startsAt: previous.startsAt } : alert;
+    await map.set(key, JSON.stringify(firing));
+    out.push(wireAlert(firing, resend));
+    return out;
+  };
+  if (notification.kind === 'summary') {
+    const alert = stormAlert(notification, config.labels);
+    return notification.direction === 'lost' ? fire(STORM_KEY, STORM_KEY, alert) : resolveAll(STORM_KEY);
+  }
+  const items: readonly InstanceNotification[] = notification.kind === 'group' ? notification.items : [notification];
+  const alerts: Alert[] = [];
+  for (const n of items) {
+    if (n.type === 'REGISTERED') continue;
+    const prefix = `${n.instance.id}/`;
+    if (n.type === 'DEREGISTERED' || n.to === 'UP') {
+      alerts.push(...await resolveAll(prefix));
+    } else {
+      const alert = instanceAlert(n, templates, config.labels);
+      alerts.push(...await fire(prefix, `${prefix}${alert.labels.severity}`, alert));
+    }
+  }
+  return alerts;
+}

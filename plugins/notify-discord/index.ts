@@ -1,0 +1,74 @@
+import * as yup from 'yup';
+import {
+  NOTIFICATION_CHANNEL, capText, channelSchema, channelSettingsOf, definePlugin, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
+  messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
+} from '../../core/plugin-api.js';
+
+const schema = channelSchema({
+  'webhook-url': httpUrl(),
+  username: yup.string().default(''),
+  'avatar-url': httpUrl().default(''),
+  tts: yup.boolean().default(false),
+}, {
+  messages: {
+    // SBA copied Slack's `*x*`, which is italic in Discord; bold is `**x**`.
+    status: '**{{name}}** ({{id}}) is **{{status}}**',
+    registered: '**{{name}}** ({{id}}) has registered',
+    deregistered: '**{{name}}** ({{id}}) has deregistered',
+  },
+  // Discord allows about 30 messages a minute per webhook.
+  rateLimit: 0.5,
+});
+
+interface DiscordConfig extends ChannelSection {
+  readonly 'webhook-url'?: string;
+  readonly username: string;
+  readonly 'avatar-url': string;
+  readonly tts: boolean;
+}
+
+/**
+ * Discord's webhook body: `content` (markdown, every value escaped, at most 2,000 characters) and
+ * `allowed_mentions: {parse: []}`, so no text in it can mention anyone.
+ */
+export function discordPayload(notification: Notification, templates: MessageTemplates, config: DiscordConfig): Record<string, unknown> {
+  let content: string;
+  if (notification.kind === 'instance') content = instanceText(notification, templates, escapes.markdown);
+  else if (notification.kind === 'group') content = joinLines([`**${groupTitle(notification)}**`, ...groupLines(notification, escapes.markdown)], 2000);
+  else content = `**${summaryText(notification)}**`;
+  return {
+    content: capText(content, 2000),
+    tts: config.tts,
+    ...(config.username ? { username: config.username } : {}),
+    ...(config['avatar-url'] ? { avatar_url: config['avatar-url'] } : {}),
+    allowed_mentions: { parse: [] },
+  };
+}
+
+/** Discord answers 429 with `retry_after` in seconds in its body. */
+export function discordRetryAfter(json: unknown): number | undefined {
+  const value = (json as { retry_after?: unknown } | null)?.retry_after;
+  return typeof value === 'number' && value >= 0 ? Math.ceil(value * 1000) : undefined;
+}
+
+/** `notify-discord`: a Discord channel webhook (`webhook-url`). */
+export default definePlugin<DiscordConfig>({
+  name: 'notify-discord',
+  dependencies: ['notify'],
+  configSchema: schema as unknown as ConfigSchema<DiscordConfig>,
+  setup(ctx: PluginContext<DiscordConfig>) {
+    const url = ctx.config['webhook-url'];
+    if (!url) {
+      ctx.log.warn('no webhook-url: the channel is off (set notify-discord.webhook-url)');
+      return;
+    }
+    const templates = messageTemplatesOf(ctx.config);
+    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+      name: 'notify-discord',
+      settings: channelSettingsOf(ctx.config),
+      target: maskedUrl(url),
+      secrets: [url],
+      deliver: (notification, tools) => tools.send({ url, body: discordPayload(notification, templates, ctx.config), retryAfterFromBody: discordRetryAfter }),
+    });
+  },
+});

@@ -1,0 +1,62 @@
+import * as yup from 'yup';
+import {
+  NOTIFICATION_CHANNEL, capText, channelSchema, channelSettingsOf, definePlugin, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
+  messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
+} from '../../core/plugin-api.js';
+
+const schema = channelSchema({
+  /** The incoming webhook URL (`https://mattermost.example.com/hooks/xxx`). */
+  url: httpUrl(),
+  channel: yup.string().default(''),
+  username: yup.string().default(''),
+  'icon-url': httpUrl().default(''),
+}, {
+  messages: {
+    status: '**{{name}}** ({{id}}) is **{{status}}**',
+    registered: '**{{name}}** ({{id}}) has registered',
+    deregistered: '**{{name}}** ({{id}}) has deregistered',
+  },
+});
+
+interface MattermostConfig extends ChannelSection {
+  readonly url?: string;
+  readonly channel: string;
+  readonly username: string;
+  readonly 'icon-url': string;
+}
+
+/** Mattermost's incoming-webhook body: markdown `text` (values escaped, no @-mention can form), and the optional overrides. */
+export function mattermostPayload(notification: Notification, templates: MessageTemplates, config: MattermostConfig): Record<string, unknown> {
+  let text: string;
+  if (notification.kind === 'instance') text = instanceText(notification, templates, escapes.markdown);
+  else if (notification.kind === 'group') text = joinLines([`**${groupTitle(notification)}**`, ...groupLines(notification, escapes.markdown)], 16000);
+  else text = `**${summaryText(notification)}**`;
+  return {
+    text: capText(text, 16_000),
+    ...(config.channel ? { channel: config.channel } : {}),
+    ...(config.username ? { username: config.username } : {}),
+    ...(config['icon-url'] ? { icon_url: config['icon-url'] } : {}),
+  };
+}
+
+/** `notify-mattermost`: a Mattermost incoming webhook (`url`). */
+export default definePlugin<MattermostConfig>({
+  name: 'notify-mattermost',
+  dependencies: ['notify'],
+  configSchema: schema as unknown as ConfigSchema<MattermostConfig>,
+  setup(ctx: PluginContext<MattermostConfig>) {
+    const url = ctx.config.url;
+    if (!url) {
+      ctx.log.warn('no url: the channel is off (set notify-mattermost.url)');
+      return;
+    }
+    const templates = messageTemplatesOf(ctx.config);
+    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+      name: 'notify-mattermost',
+      settings: channelSettingsOf(ctx.config),
+      target: maskedUrl(url),
+      secrets: [url],
+      deliver: (notification, tools) => tools.send({ url, body: mattermostPayload(notification, templates, ctx.config) }),
+    });
+  },
+});

@@ -1,0 +1,69 @@
+import * as yup from 'yup';
+import {
+  NOTIFICATION_CHANNEL, capText, channelSchema, channelSettingsOf, definePlugin, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
+  messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
+} from '../../core/plugin-api.js';
+
+const schema = channelSchema({
+  'webhook-url': httpUrl(),
+  // Honoured by legacy (custom-integration) webhooks only; app webhooks post as the app, where they were made.
+  username: yup.string().default(''),
+  channel: yup.string().default(''),
+  icon: yup.string().default(''),
+}, {
+  messages: {
+    status: '*{{name}}* ({{id}}) is *{{status}}*',
+    registered: '*{{name}}* ({{id}}) has registered',
+    deregistered: '*{{name}}* ({{id}}) has deregistered',
+  },
+  // About one message a second per webhook (https://api.slack.com/docs/rate-limits).
+  rateLimit: 1,
+});
+
+interface SlackConfig extends ChannelSection {
+  readonly 'webhook-url'?: string;
+  readonly username: string;
+  readonly channel: string;
+  readonly icon: string;
+}
+
+/**
+ * Slack's message for a notification: Block Kit (one mrkdwn section) with `text` as the
+ * fallback shown in notifications. Every value is escaped for mrkdwn (`&`, `<`, `>`), so a name
+ * such as `<!channel>` is shown, never acted on.
+ */
+export function slackPayload(notification: Notification, templates: MessageTemplates, extra: Record<string, string>): Record<string, unknown> {
+  let text: string;
+  if (notification.kind === 'instance') text = instanceText(notification, templates, escapes.mrkdwn);
+  else if (notification.kind === 'group') text = joinLines([`*${groupTitle(notification)}*`, ...groupLines(notification, escapes.mrkdwn)], 3000);
+  else text = `*${summaryText(notification)}*`;
+  // A section's text is capped at 3,000 characters; a cut mid-entity would show as text, never as markup.
+  const capped = capText(text, 3000);
+  return { ...extra, text: capped, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: capped } }] };
+}
+
+/** `notify-slack`: an incoming webhook (`webhook-url`), paced at one message a second by default. */
+export default definePlugin<SlackConfig>({
+  name: 'notify-slack',
+  dependencies: ['notify'],
+  configSchema: schema as unknown as ConfigSchema<SlackConfig>,
+  setup(ctx: PluginContext<SlackConfig>) {
+    const url = ctx.config['webhook-url'];
+    if (!url) {
+      ctx.log.warn('no webhook-url: the channel is off (set notify-slack.webhook-url)');
+      return;
+    }
+    const templates = messageTemplatesOf(ctx.config);
+    const extra: Record<string, string> = {};
+    if (ctx.config.username) extra.username = ctx.config.username;
+    if (ctx.config.channel) extra.channel = ctx.config.channel;
+    if (ctx.config.icon) extra.icon_emoji = ctx.config.icon;
+    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+      name: 'notify-slack',
+      settings: channelSettingsOf(ctx.config),
+      target: maskedUrl(url),
+      secrets: [url],
+      deliver: (notification, tools) => tools.send({ url, body: slackPayload(notification, templates, extra) }),
+    });
+  },
+});

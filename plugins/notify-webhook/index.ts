@@ -1,0 +1,61 @@
+import * as yup from 'yup';
+import {
+  NOTIFICATION_CHANNEL, channelSchema, channelSettingsOf, definePlugin, httpUrl, maskedUrl, secret, type ChannelSection, type ConfigSchema,
+  type PluginContext,
+} from '../../core/plugin-api.js';
+import { webhookBody } from './payload.js';
+import { isWebhookSecret, signature } from './signature.js';
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers Vigil sets itself; an extra header must not replace them. */
+const RESERVED = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'content-length', 'host', 'transfer-encoding']);
+
+const headersSchema = yup.lazy((map: unknown) => yup.object(Object.fromEntries(Object.keys(typeof map === 'object' && map !== null ? map : {}).map((name) => [
+  name,
+  yup.string().typeError('${path} must be a string').required()
+    .test('name', `headers: "${name}" is not a valid header name`, () => TOKEN.test(name))
+    .test('reserved', `headers: "${name}" is set by Vigil and cannot be replaced`, () => !RESERVED.has(name.toLowerCase())),
+]))).default({}));
+
+const schema = channelSchema({
+  url: httpUrl(),
+  secret: secret().default('').test('whsec', '${path} must be a Standard Webhooks secret: whsec_ and base64 of 24 to 64 bytes', (value) => !value || isWebhookSecret(value)),
+  headers: headersSchema,
+});
+
+interface WebhookConfig extends ChannelSection {
+  readonly url?: string;
+  readonly secret: string;
+  readonly headers: Record<string, string>;
+}
+
+/**
+ * `notify-webhook`: Vigil's own JSON body to any URL, signed with the Standard Webhooks scheme
+ * when a `secret` is set (`webhook-id` stable across retries, `webhook-timestamp`,
+ * `webhook-signature: v1,…`), with optional extra `headers` (an `Authorization`, say).
+ */
+export default definePlugin<WebhookConfig>({
+  name: 'notify-webhook',
+  dependencies: ['notify'],
+  configSchema: schema as unknown as ConfigSchema<WebhookConfig>,
+  setup(ctx: PluginContext<WebhookConfig>) {
+    const { url, secret: key, headers } = ctx.config;
+    if (!url) {
+      ctx.log.warn('no url: the channel is off (set notify-webhook.url)');
+      return;
+    }
+    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+      name: 'notify-webhook',
+      settings: channelSettingsOf(ctx.config),
+      target: maskedUrl(url),
+      secrets: [url, ...(key ? [key] : []), ...Object.values(headers)],
+      async deliver(notification, tools) {
+        const body = JSON.stringify(webhookBody(notification));
+        const timestamp = Math.floor(Date.now() / 1000);
+        const signed: Record<string, string> = { 'webhook-id': notification.id, 'webhook-timestamp': String(timestamp) };
+        if (key) signed['webhook-signature'] = signature(key, notification.id, timestamp, body);
+        return tools.send({ url, body, headers: { ...headers, 'content-type': 'application/json', ...signed } });
+      },
+    });
+  },
+});

@@ -1,0 +1,53 @@
+import { groupLines, summaryText, escapes, type InstanceNotification, type Notification } from '../../core/plugin-api.js';
+
+/**
+ * Vigil's own webhook body, built as an object (never by string concatenation). One change:
+ * `{id, type, event, instance, from, to, reminder, reminderCount, coalesced}`; several changes of
+ * a group window: `type: "GROUP"` with `notifications`; a storm: `type: "SELF_PRESERVATION"`.
+ */
+export function webhookBody(notification: Notification): Record<string, unknown> {
+  if (notification.kind === 'instance') return instanceBody(notification);
+  if (notification.kind === 'group') {
+    return {
+      id: notification.id,
+      type: 'GROUP',
+      timestamp: notification.timestamp,
+      reminder: notification.reminder,
+      text: groupLines(notification, escapes.plain).join('\n'),
+      notifications: notification.items.map(instanceBody),
+    };
+  }
+  return {
+    id: notification.id,
+    type: 'SELF_PRESERVATION',
+    timestamp: notification.timestamp,
+    direction: notification.direction,
+    count: notification.count,
+    total: notification.total,
+    text: summaryText(notification),
+    instances: notification.instances,
+  };
+}
+
+function instanceBody(n: InstanceNotification): Record<string, unknown> {
+  return {
+    id: n.id,
+    type: n.type,
+    event: { type: n.type, version: n.version, timestamp: n.timestamp },
+    instance: {
+      id: n.instance.id,
+      name: n.instance.name,
+      healthUrl: n.instance.healthUrl,
+      managementUrl: n.instance.managementUrl,
+      serviceUrl: n.instance.serviceUrl,
+      source: n.instance.source,
+      metadata: n.instance.metadata,
+      statusInfo: n.instance.statusInfo,
+    },
+    from: n.from,
+    to: n.to,
+    reminder: n.reminder > 0,
+    reminderCount: n.reminder,
+    coalesced: n.coalesced,
+  };
+}

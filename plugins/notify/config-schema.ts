@@ -1,0 +1,72 @@
+import * as yup from 'yup';
+import { CHANGE_PATTERN, NOTIFIED_EVENT_TYPES, duration, httpUrl, type NotifiedEventType } from '../../core/plugin-api.js';
+
+const unknownKeys = '${path} has unknown key(s): ${properties}';
+
+/**
+ * The `notify` section: what every channel inherits (`on`, `ignore-changes`), the pipeline's
+ * stages and the delivery policy. Defaults are SBA's behaviour where SBA has one (no hold, no
+ * grouping, no reminders, `UNKNOWN:UP` ignored); storm control is on, as the issue asks.
+ */
+export const notifySchema = yup.object({
+  on: yup.array(yup.string().oneOf([...NOTIFIED_EVENT_TYPES], '${path} must be one of ${values}').required()).default(['STATUS_CHANGED']),
+  'ignore-changes': yup.array(yup.string().matches(CHANGE_PATTERN, '${path} must look like FROM:TO, *:TO or FROM:* (e.g. UNKNOWN:UP)').required())
+    .default(['UNKNOWN:UP']),
+  /** Flap damping: a change is sent only once it held this long; a return within it drops both. */
+  hold: duration().min(0).default(0),
+  /** Changes inside this window become one message per channel. */
+  'group-window': duration().min(0).default(0),
+  /** Percent of all instances: more going OFFLINE (or back) within the window give one summary. 0 = off. */
+  'self-preservation': yup.number().min(0).max(100).default(50),
+  /** The window of storm control: the monitor's status interval, during which one network fault shows everywhere. */
+  'self-preservation-window': duration().min(1).default(10_000),
+  /** Fewer changes than this are never a storm (one instance of one is not a lost network). */
+  'self-preservation-min': yup.number().integer().min(1).default(10),
+  reminder: yup.object({
+    /** 0 = off (SBA's default: reminders only when declared). */
+    period: duration().min(0).default(0),
+    statuses: yup.array(yup.string().required()).default(['DOWN', 'OFFLINE']),
+    'check-interval': duration().min(1).default(10_000),
+  }).exact(unknownKeys).default({}),
+  'filters-api': yup.boolean().default(true),
+  /** The dashboard's URL in links (mail, PagerDuty, Alertmanager's generatorURL); default: the address Vigil listens on. */
+  'base-url': httpUrl().default(''),
+  delivery: yup.object({
+    timeout: duration().min(1).default(10_000),
+    'max-attempts': yup.number().integer().min(1).default(5),
+    'max-age': duration().min(1).default(3_600_000),
+    'backoff-base': duration().min(1).default(1000),
+    'backoff-cap': duration().min(1).default(300_000),
+    /** Deliveries in flight per channel (always one at a time per instance). */
+    concurrency: yup.number().integer().min(1).max(64).default(8),
+    /** Pending notifications per channel; beyond it, pending ones of an instance are coalesced. */
+    'queue-size': yup.number().integer().min(1).default(10_000),
+  }).exact(unknownKeys).default({}),
+  /** An HTTP proxy for every channel's calls, e.g. http://user:${PW}@proxy:3128 (never logged). */
+  proxy: httpUrl().default(''),
+}).exact(unknownKeys).default({});
+
+export interface NotifyConfig {
+  readonly on: NotifiedEventType[];
+  readonly 'ignore-changes': string[];
+  readonly hold: number;
+  readonly 'group-window': number;
+  readonly 'self-preservation': number;
+  readonly 'self-preservation-window': number;
+  readonly 'self-preservation-min': number;
+  readonly reminder: { readonly period: number; readonly statuses: string[]; readonly 'check-interval': number };
+  readonly 'filters-api': boolean;
+  readonly 'base-url': string;
+  readonly delivery: DeliverySettings;
+  readonly proxy: string;
+}
+
+export interface DeliverySettings {
+  readonly timeout: number;
+  readonly 'max-attempts': number;
+  readonly 'max-age': number;
+  readonly 'backoff-base': number;
+  readonly 'backoff-cap': number;
+  readonly concurrency: number;
+  readonly 'queue-size': number;
+}

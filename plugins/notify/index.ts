@@ -1,0 +1,37 @@
+import { definePlugin, type ConfigSchema, type PluginContext, type Registry } from '../../core/plugin-api.js';
+import { notifySchema, type NotifyConfig } from './config-schema.js';
+import { filterRoutes } from './routes.js';
+import { NotifyService } from './service.js';
+
+export type { NotifyConfig } from './config-schema.js';
+
+// The plugin object is shared by every kernel in the process (tests run many); the registry
+// identifies a kernel, as for the monitor.
+const services = new WeakMap<Registry, NotifyService>();
+
+/**
+ * `notify`: the notification pipeline every `notify-*` channel plugs into (issue 16). It takes
+ * each recorded event from `EVENT_OUTBOX`, decides whether and when to tell whom (triggers,
+ * `ignore-changes`, hold, filters, storm control, grouping, reminders) and delivers through each
+ * channel's queue with timeouts, retries and pacing. It serves `GET /notifications` and SBA's
+ * filter API `/notifications/filters`.
+ */
+export default definePlugin<NotifyConfig>({
+  name: 'notify',
+  version: '0.1.0',
+  configSchema: notifySchema as unknown as ConfigSchema<NotifyConfig>,
+  setup(ctx: PluginContext<NotifyConfig>) {
+    const service = new NotifyService(ctx);
+    services.set(ctx.instances, service);
+    ctx.http.route('GET', '/notifications', (_req, res) => ctx.http.sendJson(res, 200, service.status()));
+    if (ctx.config['filters-api']) filterRoutes(ctx.http, service.filters);
+  },
+  start(ctx: PluginContext<NotifyConfig>) {
+    services.get(ctx.instances)?.start();
+  },
+  async stop(ctx: PluginContext<NotifyConfig>) {
+    const service = services.get(ctx.instances);
+    services.delete(ctx.instances);
+    await service?.stop();
+  },
+});

@@ -1,0 +1,28 @@
+import type { NotifiedEventType } from '../../core/plugin-api.js';
+
+/**
+ * Which changes a channel is told of: its event types (`on`), and SBA's status rule: a status
+ * change only when the status really changed (reminders excepted, which SBA gets wrong: its
+ * reminders are re-sent events with from = to, so its own rule suppresses them) and none of
+ * `from:to`, `*:to`, `from:*` is in `ignore-changes`.
+ */
+export class ChannelRules {
+  readonly #on: ReadonlySet<NotifiedEventType>;
+  readonly #ignore: ReadonlySet<string>;
+
+  constructor(on: readonly NotifiedEventType[], ignoreChanges: readonly string[]) {
+    this.#on = new Set(on);
+    this.#ignore = new Set(ignoreChanges.map((change) => change.toUpperCase()));
+  }
+
+  wants(type: NotifiedEventType): boolean {
+    return this.#on.has(type);
+  }
+
+  accepts(type: NotifiedEventType, from: string, to: string, reminder = false): boolean {
+    if (!this.#on.has(type)) return false;
+    if (type !== 'STATUS_CHANGED') return true;
+    if (from === to && !reminder) return false;
+    return !this.#ignore.has(`${from}:${to}`) && !this.#ignore.has(`*:${to}`) && !this.#ignore.has(`${from}:*`);
+  }
+}

@@ -1,0 +1,56 @@
+/** One delivery as `GET /notifications` shows it. */
+export interface DeliveryRecord {
+  /** The notification's id (`<instance>-<version>`, `-r<n>` for reminders, `group-…`, `summary-…`). */
+  readonly id: string;
+  readonly at: string;
+  readonly outcome: 'delivered' | 'failed' | 'superseded' | 'dropped';
+  /** What it said, in short: `orders (1a2b3c4d5e6f) UP → DOWN`. */
+  readonly summary: string;
+  readonly attempts: number;
+  readonly reason?: string;
+}
+
+const RECENT = 20;
+
+/**
+ * A channel's counters and recent deliveries: one small object, so a metrics plugin can read the
+ * deliveries, failures and queue length of each channel without knowing the pipeline.
+ */
+export class ChannelStats {
+  delivered = 0;
+  /** Given up: a final answer, or `max-attempts` / `max-age` reached. */
+  failed = 0;
+  /** Attempts that failed and were tried again. */
+  retries = 0;
+  /** Pending retries dropped because a newer state of the same instance arrived. */
+  superseded = 0;
+  /** Pending notifications replaced by a newer one of the same instance while the queue was full. */
+  coalesced = 0;
+  /** Refused because the queue was full and nothing could be coalesced. */
+  dropped = 0;
+  /** Notifications waiting or in flight. */
+  queued = 0;
+  inFlight = 0;
+  lastDelivery: DeliveryRecord | null = null;
+  lastFailure: DeliveryRecord | null = null;
+  readonly recent: DeliveryRecord[] = [];
+
+  record(entry: DeliveryRecord): void {
+    if (entry.outcome === 'delivered') this.lastDelivery = entry;
+    if (entry.outcome === 'failed' || entry.outcome === 'dropped') this.lastFailure = entry;
+    this.recent.unshift(entry);
+    if (this.recent.length > RECENT) this.recent.length = RECENT;
+  }
+}
+
+/** What the pipeline itself counts, beside each channel's stats. */
+export class PipelineStats {
+  /** Changes dropped by a notification filter. */
+  filtered = 0;
+  /** Changes dropped by `hold`: the instance went back (or on) within it. */
+  held = 0;
+  /** Storm summaries sent instead of per-instance messages. */
+  summaries = 0;
+  reminders = 0;
+  readonly channels = new Map<string, ChannelStats>();
+}
