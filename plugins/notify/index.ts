@@ -1,5 +1,6 @@
 import { definePlugin, type ConfigSchema, type PluginContext, type Registry } from '../../core/plugin-api.js';
 import { notifySchema, type NotifyConfig } from './config-schema.js';
+import { notifyApi } from './api-description.js';
 import { filterRoutes } from './routes.js';
 import { NotifyService } from './service.js';
 
@@ -25,6 +26,7 @@ export default definePlugin<NotifyConfig>({
     services.set(ctx.instances, service);
     ctx.http.route('GET', '/notifications', (_req, res) => ctx.http.sendJson(res, 200, service.status()));
     if (ctx.config['filters-api']) filterRoutes(ctx.http, service.filters);
+    notifyApi(ctx.services, ctx.config['filters-api']);
   },
   start(ctx: PluginContext<NotifyConfig>) {
     services.get(ctx.instances)?.start();
