@@ -55,6 +55,16 @@ export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
+// Discovery sources (`discovery-file`, ...) and third-party ones share one core: see core/discovery/.
+export { defineDiscoverySource } from './discovery/define-source.js';
+export { convertService, ConversionError } from './discovery/convert.js';
+export { simpleMatch } from './discovery/filters.js';
+export type { DiscoveryConfig } from './discovery/config.js';
+export type { DiscoveryRun } from './discovery/runner.js';
+export type { RunDiff } from './discovery/reconcile.js';
+export type {
+  Discovered, DiscoveredRegistration, DiscoveredService, DiscoverySource, DiscoverySourceDefinition, ListOptions, RunReason, SourceContext,
+} from './discovery/types.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
