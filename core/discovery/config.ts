@@ -3,7 +3,7 @@ import { duration } from '../../config/duration.js';
 
 // `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so a typo
 // in a discovery section would silently switch a filter off.
-const unknownKeys = '${path} has unknown key(s): ${properties}';
+const unknownKeys = 'unknown key(s): ${properties}';
 
 /** The keys every `discovery-*` section has (CONTRACT §5), validated: durations in ms, `max-removal` a fraction. */
 export interface DiscoveryConfig {

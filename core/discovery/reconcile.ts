@@ -67,6 +67,12 @@ export interface ReconcileInput {
   readonly state: SharedMap;
   readonly fence: Fence;
   readonly log: Logger;
+  /**
+   * Whether this run read the source afresh (not a watch's `change`), so that it may confirm a
+   * withheld removal: events of one change arrive in bursts, and two runs a millisecond apart
+   * that saw the same burst are not two opinions.
+   */
+  readonly confirms: boolean;
 }
 
 /**
@@ -76,7 +82,7 @@ export interface ReconcileInput {
  * is kept in `SHARED_STATE` (so a node that takes the lease over continues where the last one
  * stopped), with the removal a previous run withheld; a run that would remove more than
  * `max-removal` of the source's instances records its removal and applies it only when the next
- * run would remove exactly the same instances.
+ * run that read the source afresh would remove exactly the same instances.
  */
 export async function reconcile(input: ReconcileInput): Promise<RunDiff> {
   const { source, instances, state, fence, log } = input;
@@ -115,12 +121,15 @@ export async function reconcile(input: ReconcileInput): Promise<RunDiff> {
     const removals = before.filter((id) => !input.desired.registrations.has(id)).sort();
     let removed = 0;
     let withheld = 0;
-    if (removals.length > input.config['max-removal'] * before.length && !sameIds(removals, sets.pending)) {
+    const agreed = sameIds(removals, sets.pending);
+    if (removals.length > input.config['max-removal'] * before.length && !(agreed && input.confirms)) {
       withheld = removals.length;
       for (const id of removals) owned.add(id);
-      await state.set(pendingKey(source), JSON.stringify(removals));
-      log.warn(`this run would remove ${removals.length} of the ${before.length} instances this source listed, more than max-removal `
-        + `(${Math.round(input.config['max-removal'] * 100)}%): nothing is removed unless the next run agrees`);
+      if (!agreed) {
+        await state.set(pendingKey(source), JSON.stringify(removals));
+        log.warn(`this run would remove ${removals.length} of the ${before.length} instances this source listed, more than max-removal `
+          + `(${Math.round(input.config['max-removal'] * 100)}%): nothing is removed unless the next run agrees`);
+      }
     } else {
       await inBatches(removals, async (id) => {
         const name = instances.get(id)?.registration?.name;

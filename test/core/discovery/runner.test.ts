@@ -113,21 +113,24 @@ test('removal guard: more than max-removal waits for the next run to agree, then
     assert.equal(registered(kernel), []);
   }, [service('orders', 'a'), service('orders', 'b')]));
 
-test('removal guard: a next run that disagrees cancels the pending removal', () =>
+test('removal guard: a next run that disagrees cancels the pending removal; a watch-triggered run never confirms', () =>
   withSource({ 'max-removal': '25%' }, async ({ kernel, runs, script, changed }) => {
     const all = ['a', 'b', 'c', 'd'].map((host) => service('orders', host));
-    const step = async (entries: typeof all) => {
+    const step = async (entries: typeof all, how: 'change' | 'refresh' = 'change') => {
       script.entries = entries;
       const mark = runs.mark();
-      changed();
+      if (how === 'change') changed();
+      else await refresh(kernel);
       return (await runs.applied(SOURCE, mark)).diff!;
     };
     assert.is((await step(all.slice(0, 2))).withheld, 2);
     assert.is((await step(all)).withheld, 0, 'the source is whole again');
-    assert.is((await step(all.slice(0, 2))).withheld, 2, 'the earlier removal is not counted as agreement');
+    assert.is((await step(all.slice(0, 2), 'refresh')).withheld, 2, 'the earlier removal is not counted as agreement');
     assert.is((await step(all.slice(0, 1))).withheld, 3, 'a different removal is a new one');
-    assert.is((await step(all.slice(0, 1))).removed, 3);
+    assert.is((await step(all.slice(0, 1))).withheld, 3, 'a run a watch triggered does not confirm');
+    assert.is((await step(all.slice(0, 1), 'refresh')).removed, 3);
     assert.equal(registered(kernel), [`orders ${healthOf('a')}`]);
+    assert.is(kernel.logs().filter((line) => line.includes('would remove 3 of the 4')).length, 1, 'one warning per withheld removal');
   }, ['a', 'b', 'c', 'd'].map((host) => service('orders', host))));
 
 test('max-removal 100% never waits', () =>
@@ -211,7 +214,7 @@ test('two sources: each removes only what it registered; one listed by both belo
     second.changed();
     await runs.applied('discovery-two', mark);
     mark = runs.mark();
-    second.changed();
+    await refresh(kernel);
     assert.is((await runs.applied('discovery-two', mark)).diff?.removed, 1, 'only billing');
     assert.ok(state.list().some((instance) => instance.registration?.healthUrl === healthOf('shared')));
 
