@@ -25,7 +25,7 @@ export interface DiscoveryConfig {
 }
 
 /** A map of strings to strings (metadata pairs); values given as numbers or booleans become their text. */
-function stringMap() {
+export function metadataMap() {
   // yup has no "record of" type: the keys are only known once the value is seen.
   return yup.lazy((map: unknown) => yup.object(
     Object.fromEntries(Object.keys(typeof map === 'object' && map !== null && !Array.isArray(map) ? map : {})
@@ -57,8 +57,8 @@ export function discoveryKeys(refreshInterval: number): yup.ObjectShape {
     timeout: duration().min(1).default(30_000),
     services: patterns(['*']),
     'ignored-services': patterns([]),
-    'instances-metadata': stringMap(),
-    'ignored-instances-metadata': stringMap(),
+    'instances-metadata': metadataMap(),
+    'ignored-instances-metadata': metadataMap(),
     'management-context-path': yup.string().default('/actuator'),
     'health-endpoint-path': yup.string().default('health'),
     'max-removal': fraction().default(0.5),
