@@ -59,6 +59,7 @@ export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/even
 export { defineDiscoverySource } from './discovery/define-source.js';
 export { convertService, ConversionError } from './discovery/convert.js';
 export { simpleMatch } from './discovery/filters.js';
+export { ApiError, getJson, type GetOptions, type JsonAnswer } from './discovery/api-client.js';
 export { metadataMap, type DiscoveryConfig } from './discovery/config.js';
 export type { DiscoveryRun } from './discovery/runner.js';
 export type { RunDiff } from './discovery/reconcile.js';
