@@ -20,4 +20,9 @@ export const builtinPlugins: BuiltinPlugins = {
   cors: { section: 'cors', load: () => load(import('./cors/index.js')) },
   'basic-auth': { section: 'basic-auth', load: () => load(import('./basic-auth/index.js')) },
   ui: { section: null, load: () => load(import('./ui/index.js')) },
+  'discovery-file': { section: 'discovery-file', load: () => load(import('./discovery-file/index.js')) },
+  'discovery-dns': { section: 'discovery-dns', load: () => load(import('./discovery-dns/index.js')) },
+  'discovery-kubernetes': { section: 'discovery-kubernetes', load: () => load(import('./discovery-kubernetes/index.js')) },
+  'discovery-consul': { section: 'discovery-consul', load: () => load(import('./discovery-consul/index.js')) },
+  'discovery-eureka': { section: 'discovery-eureka', load: () => load(import('./discovery-eureka/index.js')) },
 };
