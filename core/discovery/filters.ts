@@ -28,9 +28,18 @@ export function wantsService(config: Pick<DiscoveryConfig, 'services' | 'ignored
  * instance's pairs must equal one of its entries; none may equal an `ignored-instances-metadata` one.
  */
 export function wantsInstance(config: Pick<DiscoveryConfig, 'instances-metadata' | 'ignored-instances-metadata'>, metadata: Readonly<Record<string, string>>): boolean {
-  const matches = (wanted: Readonly<Record<string, string>>) =>
-    Object.entries(metadata).some(([key, value]) => Object.hasOwn(wanted, key) && wanted[key] === value);
   const required = config['instances-metadata'];
-  if (Object.keys(required).length > 0 && !matches(required)) return false;
-  return !matches(config['ignored-instances-metadata']);
+  if (!isEmpty(required) && !anyPair(metadata, required)) return false;
+  return !anyPair(metadata, config['ignored-instances-metadata']);
+}
+
+// Loops rather than Object.entries: this runs for every listed instance, often 20,000 a run.
+function anyPair(metadata: Readonly<Record<string, string>>, wanted: Readonly<Record<string, string>>): boolean {
+  for (const key in wanted) if (Object.hasOwn(metadata, key) && Object.hasOwn(wanted, key) && metadata[key] === wanted[key]) return true;
+  return false;
+}
+
+function isEmpty(map: Readonly<Record<string, string>>): boolean {
+  for (const _key in map) return false;
+  return true;
 }

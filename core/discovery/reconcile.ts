@@ -34,29 +34,34 @@ export interface Desired {
   readonly problems: readonly string[];
 }
 
+/** Instance ids by registration: a conversion found in the cache comes with its id (no SHA-1 again). */
+const ids = new WeakMap<Registration, string>();
+
 /** Applies the filters and SBA's conversion; the result is keyed by instance id, first entry winning. */
 export function desiredSet(entries: readonly Discovered[], config: DiscoveryConfig): Desired {
   const registrations = new Map<string, Registration>();
   const problems: string[] = [];
+  // A source lists many instances of few services: each name is matched against the patterns once.
+  const names = new Map<string, boolean>();
   for (const entry of entries) {
     const listed = 'registration' in entry ? entry.registration : entry;
-    if (!wantsService(config, listed.name) || !wantsInstance(config, listed.metadata ?? {})) continue;
+    let wanted = names.get(listed.name);
+    if (wanted === undefined) names.set(listed.name, (wanted = wantsService(config, listed.name)));
+    if (!wanted || !wantsInstance(config, listed.metadata ?? {})) continue;
     let registration: Registration;
     try {
-      registration = 'registration' in entry ? { ...entry.registration, source: 'discovery' } : convertService(entry, config);
+      if ('registration' in entry) registration = entry.registration.source === 'discovery' ? entry.registration : { ...entry.registration, source: 'discovery' };
+      else registration = convertService(entry, config);
     } catch (error) {
-      problems.push(`${listed.name} at ${'uri' in listed ? listed.uri : registrationUrl(listed)}: ${messageOf(error)}`);
+      problems.push(`${listed.name} at ${'uri' in listed ? listed.uri : listed.healthUrl}: ${messageOf(error)}`);
       continue;
     }
-    const id = instanceIdOf(registration.healthUrl);
+    let id = ids.get(registration);
+    if (id === undefined) ids.set(registration, (id = instanceIdOf(registration.healthUrl)));
     // One endpoint may sit in two Kubernetes slices while they are rebalanced: the same instance twice.
     if (!registrations.has(id)) registrations.set(id, registration);
   }
   return { registrations, problems };
-}
-
-function registrationUrl(registration: Registration): string {
-  return registration.healthUrl;
 }
 
 export interface ReconcileInput {
@@ -88,24 +93,26 @@ export async function reconcile(input: ReconcileInput): Promise<RunDiff> {
   const { source, instances, state, fence, log } = input;
   const sets = await readState(state, source);
   const owned = new Set<string>();
+  const changes: [string, Registration][] = [];
   let added = 0;
   let updated = 0;
   let kept = 0;
   let untouched = 0;
+  // Most of a run is "still listed, unchanged": decided here without a promise per instance.
+  for (const [id, registration] of input.desired.registrations) {
+    const current = instances.get(id);
+    const registered = current?.registered === true && current.registration !== null ? current.registration : undefined;
+    if (registered && (registered.source !== 'discovery' || sets.others.has(id))) {
+      untouched += 1;
+      continue;
+    }
+    owned.add(id);
+    if (registered && (registered === registration || sameRegistration(registered, registration))) kept += 1;
+    else changes.push([id, registration]);
+  }
   let done = false;
   try {
-    await inBatches([...input.desired.registrations], async ([id, registration]) => {
-      const current = instances.get(id);
-      const registered = current?.registered === true && current.registration !== null;
-      if (registered && (current!.registration!.source !== 'discovery' || sets.others.has(id))) {
-        untouched += 1;
-        return;
-      }
-      owned.add(id);
-      if (registered && sameRegistration(current!.registration!, registration)) {
-        kept += 1;
-        return;
-      }
+    await inBatches(changes, async ([id, registration]) => {
       const { event } = await instances.register(registration, { fence });
       if (event?.type === 'REGISTERED') added += 1;
       else if (event?.type === 'REGISTRATION_UPDATED') updated += 1;
@@ -144,7 +151,7 @@ export async function reconcile(input: ReconcileInput): Promise<RunDiff> {
     // After a failure part of the run is applied: keep claiming everything claimed before too, so
     // nothing this source registered is orphaned; a later run removes what it no longer lists.
     if (!done) for (const id of sets.owned) owned.add(id);
-    if (!sameIds([...owned].sort(), [...sets.owned].sort())) {
+    if (!sameSet(owned, sets.owned)) {
       await state.set(ownedKey(source), JSON.stringify([...owned])).catch((error: unknown) => {
         if (done) throw error;
         log.warn(`could not record which instances this source registered: ${messageOf(error)}`);
@@ -167,14 +174,14 @@ async function readState(state: SharedMap, source: string): Promise<SourceState>
   const stronger = new Set<string>();
   const weaker: string[] = [];
   for (const [key, value] of await state.entries()) {
-    if (key === ownedKey(source)) owned = new Set(parseIds(value));
-    else if (key === pendingKey(source)) pending = parseIds(value).sort();
+    if (key === ownedKey(source)) owned = new Set(parseIds(key, value));
+    else if (key === pendingKey(source)) pending = [...parseIds(key, value)].sort();
     else if (key.endsWith('.owned')) {
       // Two sources that ran at the same time may both claim an instance: the name that sorts
       // first keeps it, so both agree without talking to each other.
       const other = key.slice(0, -'.owned'.length);
-      if (other < source) for (const id of parseIds(value)) stronger.add(id);
-      else weaker.push(...parseIds(value));
+      if (other < source) for (const id of parseIds(key, value)) stronger.add(id);
+      else for (const id of parseIds(key, value)) weaker.push(id);
     }
   }
   for (const id of stronger) owned.delete(id);
@@ -183,13 +190,27 @@ async function readState(state: SharedMap, source: string): Promise<SourceState>
   return { owned, pending, others };
 }
 
-function parseIds(value: string): string[] {
+/** The last parse of each key's value: a source's record of 20,000 ids is read every run, and rarely changes. */
+const parsedIds = new Map<string, { value: string; ids: readonly string[] }>();
+
+function parseIds(key: string, value: string): readonly string[] {
+  const known = parsedIds.get(key);
+  if (known?.value === value) return known.ids;
+  let ids: string[] = [];
   try {
     const parsed: unknown = JSON.parse(value);
-    return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === 'string') : [];
+    if (Array.isArray(parsed)) ids = parsed.filter((id): id is string => typeof id === 'string');
   } catch {
-    return [];
+    // a damaged record counts as empty: the source registers again what it lists
   }
+  parsedIds.set(key, { value, ids });
+  return ids;
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const id of a) if (!b.has(id)) return false;
+  return true;
 }
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
@@ -18,11 +17,11 @@ const DEBOUNCE_MS = 200;
  * A file written by configuration management, Prometheus file_sd style: the directory is
  * watched (an editor or `mv` that replaces the file is then seen; a watch on the file itself
  * would follow the old inode), and the file is read again every `refresh-interval` in case
- * events are lost. Unchanged content (same hash) is not parsed again.
+ * events are lost. Unchanged content is not parsed again.
  */
 export function fileSource(context: SourceContext<FileKeys>): DiscoverySource {
   const path = resolve(context.config.path);
-  let parsed: { hash: string; entries: Discovered[] } | undefined;
+  let parsed: { text: string; entries: Discovered[] } | undefined;
   let watcher: FSWatcher | undefined;
   let debounce: NodeJS.Timeout | undefined;
 
@@ -63,8 +62,8 @@ export function fileSource(context: SourceContext<FileKeys>): DiscoverySource {
         if (context.config.missing === 'empty') return [];
         throw new Error(`${path} does not exist (missing: keep)`);
       }
-      const hash = createHash('sha256').update(text).digest('hex');
-      if (parsed?.hash !== hash) parsed = { hash, entries: parseInstancesFile(text, path, context.config) };
+      // Unchanged text (an event for another save, the interval) is not parsed again.
+      if (parsed?.text !== text) parsed = { text, entries: parseInstancesFile(text, path, context.config) };
       return parsed.entries;
     },
     watch(changed, signal) {

@@ -33,8 +33,10 @@ export function parseInstancesFile(text: string, file: string, config: Discovery
     if (item === null || typeof item !== 'object' || Array.isArray(item)) return problem(`expected a mapping, got ${describe(item)}`);
     const entry = item as Record<string, unknown>;
     const registrationForm = 'healthUrl' in entry || 'health_url' in entry;
-    const unknown = Object.keys(entry).filter((key) => !(registrationForm ? REGISTRATION_KEYS : SERVICE_KEYS).has(key));
-    if (unknown.length > 0) {
+    const known = registrationForm ? REGISTRATION_KEYS : SERVICE_KEYS;
+    let unknown: string[] | undefined;
+    for (const key in entry) if (!known.has(key)) (unknown ??= []).push(key);
+    if (unknown) {
       return problem(`unknown key(s) ${unknown.join(', ')} (a service entry has name, url, metadata; a registration has name, healthUrl, managementUrl, serviceUrl, metadata)`);
     }
     if (registrationForm) {
@@ -83,14 +85,20 @@ function serviceEntry(entry: Record<string, unknown>): DiscoveredService | strin
   const { name, url, metadata } = entry;
   if (typeof name !== 'string' || name.trim() === '') return "'name' must be a non-empty string";
   if (typeof url !== 'string' || url.trim() === '') return "'url' must be a non-empty string (the service URL, e.g. http://10.0.0.5:8080)";
-  if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) return "'metadata' must be a mapping";
-  const values: Record<string, string> = {};
-  for (const [key, value] of Object.entries((metadata ?? {}) as Record<string, unknown>)) {
-    if (typeof value === 'string') values[key] = value;
-    else if (typeof value === 'number' || typeof value === 'boolean') values[key] = String(value);
-    else if (value !== null) return `'metadata.${key}' must be a string, number or boolean`;
+  if (metadata === undefined || metadata === null) return { name, uri: url, metadata: {} };
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) return "'metadata' must be a mapping";
+  const given = metadata as Record<string, unknown>;
+  let values: Record<string, string> | undefined;
+  for (const key in given) {
+    const value = given[key];
+    if (typeof value === 'string') continue;
+    if (value !== null && typeof value !== 'number' && typeof value !== 'boolean') return `'metadata.${key}' must be a string, number or boolean`;
+    // Only a map that is not all strings already is copied (most are, and there may be 20,000).
+    values ??= { ...(given as Record<string, string>) };
+    if (value === null) delete values[key];
+    else values[key] = String(value);
   }
-  return { name, uri: url, metadata: values };
+  return { name, uri: url, metadata: values ?? (given as Record<string, string>) };
 }
 
 /** Parses the text once more, with positions; gives `file:line:column` of list entry `index` (or of the document). */
