@@ -78,6 +78,8 @@ export interface ReconcileInput {
    * that saw the same burst are not two opinions.
    */
   readonly confirms: boolean;
+  /** The kernel's: a run stops writing when the kernel stops (what it wrote stays recorded as claimed). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -112,7 +114,7 @@ export async function reconcile(input: ReconcileInput): Promise<RunDiff> {
   }
   let done = false;
   try {
-    await inBatches(changes, async ([id, registration]) => {
+    await inBatches(changes, input.signal, async ([id, registration]) => {
       const { event } = await instances.register(registration, { fence });
       if (event?.type === 'REGISTERED') added += 1;
       else if (event?.type === 'REGISTRATION_UPDATED') updated += 1;
@@ -138,7 +140,7 @@ export async function reconcile(input: ReconcileInput): Promise<RunDiff> {
           + `(${Math.round(input.config['max-removal'] * 100)}%): nothing is removed unless the next run agrees`);
       }
     } else {
-      await inBatches(removals, async (id) => {
+      await inBatches(removals, input.signal, async (id) => {
         const name = instances.get(id)?.registration?.name;
         if (await instances.deregister(id, { fence })) removed += 1;
         log.debug(`DEREGISTERED ${id} (${name ?? 'unknown'}): no longer listed`);
@@ -217,12 +219,19 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((id, index) => id === b[index]);
 }
 
-/** Runs `task` over `items` with at most CONCURRENCY in flight; the first failure rejects after the others settle. */
-async function inBatches<T>(items: readonly T[], task: (item: T) => Promise<void>): Promise<void> {
+/**
+ * Runs `task` over `items` with at most CONCURRENCY in flight; the first failure rejects after the
+ * others settle. Nothing new starts once `signal` aborts.
+ */
+async function inBatches<T>(items: readonly T[], signal: AbortSignal | undefined, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async () => {
     while (next < items.length && !failure) {
+      if (signal?.aborted) {
+        failure = { error: new Error('stopping') };
+        return;
+      }
       const item = items[next++]!;
       try {
         await task(item);

@@ -134,7 +134,7 @@ export class DiscoveryRunner {
       if (!lease.held || lease.token === undefined) return;
       const diff = await reconcile({
         source: ctx.name, desired, config: ctx.config, instances: ctx.instances, state: this.#state!,
-        fence: { lease: ctx.name, token: lease.token }, log: ctx.log, confirms: reason !== 'change',
+        fence: { lease: ctx.name, token: lease.token }, log: ctx.log, confirms: reason !== 'change', signal: ctx.signal,
       });
       if (this.#lastError !== undefined) ctx.log.info('the source answers again');
       this.#lastError = undefined;

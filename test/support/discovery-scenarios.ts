@@ -134,6 +134,10 @@ export function discoveryScenarios(source: SourceUnderTest): void {
       await registerOverHttp(kernel, { name: 'manual', healthUrl: 'http://10.9.9.9:1/health' });
       const [name, healthUrl] = source.line(b).split(' ');
       await registerOverHttp(kernel, { name, healthUrl });
+      // Still listed, and c added: a run happens, and b stays the HTTP API's.
+      await peer.set([a, b, c]);
+      await settle([a, b, c], ['manual http://10.9.9.9:1/health']);
+      assert.is(registrationAt(kernel, healthUrl!)?.source, 'http-api');
       await peer.set([]);
       await settle([], ['manual http://10.9.9.9:1/health', source.line(b)]);
       assert.is(registrationAt(kernel, healthUrl!)?.source, 'http-api');
