@@ -1,5 +1,7 @@
-import { LEASES, SHARED_STATE } from '../plugin-api.js';
-import type { Lease, PluginContext, SharedMap } from '../plugin-api.js';
+// From the contracts themselves, not plugin-api.ts, which re-exports this module (no import cycle).
+import { LEASES, type Lease } from '../contract/coordination.js';
+import { SHARED_STATE, type SharedMap } from '../contract/shared-state.js';
+import type { PluginContext } from '../plugin-api.js';
 import { StaleFenceError } from '../contract/event-log.js';
 import { messageOf } from '../errors.js';
 import type { DiscoveryConfig } from './config.js';
