@@ -1,3 +1,4 @@
+import type { DiscoveryRun } from './discovery/runner.js';
 import type { Instance, InstanceEvent } from './store/types.js';
 
 /** What `instance.changed` carries: the recorded event and the instance before and after it. */
@@ -26,6 +27,8 @@ export interface BusEvents {
   'instances.reloaded': { readonly instances: number };
   /** Which instances this node owns (`OWNERSHIP`) may have changed: nodes joined or left. */
   'instances.ownership-changed': Record<string, never>;
+  /** A discovery source finished a run on this node: what it changed, or why it failed (nothing removed then). */
+  'discovery.ran': DiscoveryRun;
 }
 
 export type BusHandler<T> = (payload: T) => void | Promise<void>;

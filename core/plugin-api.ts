@@ -82,6 +82,17 @@ export {
   CHANGE_PATTERN, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, template,
   type ChannelDefaults, type ChannelSection,
 } from './notification/channel-schema.js';
+// Discovery sources (`discovery-file`, ...) and third-party ones share one core: see core/discovery/.
+export { defineDiscoverySource } from './discovery/define-source.js';
+export { convertService, ConversionError } from './discovery/convert.js';
+export { simpleMatch } from './discovery/filters.js';
+export { ApiError, getJson, type GetOptions, type JsonAnswer } from './discovery/api-client.js';
+export { metadataMap, type DiscoveryConfig } from './discovery/config.js';
+export type { DiscoveryRun } from './discovery/runner.js';
+export type { RunDiff } from './discovery/reconcile.js';
+export type {
+  Discovered, DiscoveredRegistration, DiscoveredService, DiscoverySource, DiscoverySourceDefinition, ListOptions, RunReason, SourceContext,
+} from './discovery/types.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {

@@ -36,4 +36,9 @@ export const builtinPlugins: BuiltinPlugins = {
   'notify-opsgenie': { section: 'notify-opsgenie', load: () => load(import('./notify-opsgenie/index.js')) },
   'notify-mail': { section: 'notify-mail', load: () => load(import('./notify-mail/index.js')) },
   'notify-alertmanager': { section: 'notify-alertmanager', load: () => load(import('./notify-alertmanager/index.js')) },
+  'discovery-file': { section: 'discovery-file', load: () => load(import('./discovery-file/index.js')) },
+  'discovery-dns': { section: 'discovery-dns', load: () => load(import('./discovery-dns/index.js')) },
+  'discovery-kubernetes': { section: 'discovery-kubernetes', load: () => load(import('./discovery-kubernetes/index.js')) },
+  'discovery-consul': { section: 'discovery-consul', load: () => load(import('./discovery-consul/index.js')) },
+  'discovery-eureka': { section: 'discovery-eureka', load: () => load(import('./discovery-eureka/index.js')) },
 };

@@ -5,7 +5,7 @@ import { streamRequest } from '../plugins/proxy/helpers.js';
 import { call, eventually } from '../support/http.js';
 import { BulkInstance, downloadSha256 } from './support/bulk-instance.js';
 import { startDaemon } from '../support/daemon-process.js';
-import { ADMIN, basic, securityConfig, selfContainedPlugins } from './support/full-kernel.js';
+import { ADMIN, basic, discoveryConfig, securityConfig, selfContainedPlugins } from './support/full-kernel.js';
 import { LONG } from './support/settings.js';
 import { StreamReader, openStalled } from './support/stream-clients.js';
 
@@ -25,6 +25,7 @@ test(`overload: ${REGISTRATIONS} concurrent registrations, ${SUBSCRIBERS} subscr
   const bulk = await BulkInstance.start(DOWNLOAD_BYTES);
   const daemon = await startDaemon({
     ...securityConfig(),
+    ...discoveryConfig(),
     plugins: selfContainedPlugins(),
     'log-level': 'info',
     // A reader that falls this far behind is cut off: what a stalled one costs is bounded by it.

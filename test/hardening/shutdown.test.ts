@@ -6,7 +6,7 @@ import { within } from '../plugins/proxy/helpers.js';
 import { call, eventually } from '../support/http.js';
 import { startDaemon } from '../support/daemon-process.js';
 import { DripInstance } from './support/drip-instance.js';
-import { ADMIN, basic, securityConfig, selfContainedPlugins } from './support/full-kernel.js';
+import { ADMIN, basic, discoveryConfig, securityConfig, selfContainedPlugins } from './support/full-kernel.js';
 import { LONG } from './support/settings.js';
 import { watchResponse, type Watched } from './support/watched-response.js';
 
@@ -47,7 +47,7 @@ function connectError(port: number): Promise<string> {
 
 test(`SIGTERM with ${STREAMS} open streams and ${DOWNLOADS} proxied downloads in flight: exit 0 within 5 s, every stream ended, nothing listening`, async () => {
   const drip = await DripInstance.start(DOWNLOAD_BYTES, DRIP_MS);
-  const daemon = await startDaemon({ ...securityConfig(), plugins: selfContainedPlugins(), 'log-level': 'info' });
+  const daemon = await startDaemon({ ...securityConfig(), ...discoveryConfig(), plugins: selfContainedPlugins(), 'log-level': 'info' });
   const streams: Watched[] = [];
   const downloads: Watched[] = [];
   try {

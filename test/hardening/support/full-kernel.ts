@@ -51,6 +51,22 @@ export function securityConfig(): Record<string, unknown> {
 }
 
 /**
+ * Sections for the discovery sources, whose connection keys are required: each points where
+ * nothing answers (port 1 refuses at once) or at a file that is not there, so the sources load,
+ * run and fail quietly without reaching anything, and add no instance to what a test sees.
+ */
+export function discoveryConfig(): Record<string, unknown> {
+  const nowhere = 'http://127.0.0.1:1';
+  return {
+    'discovery-file': { path: `/nonexistent/vigil-hardening-${process.pid}.yaml`, missing: 'empty' },
+    'discovery-dns': { records: [{ name: 'nowhere', srv: '_http._tcp.nowhere.invalid' }], servers: ['127.0.0.1:1'] },
+    'discovery-kubernetes': { 'api-url': nowhere, namespaces: ['default'] },
+    'discovery-consul': { url: nowhere },
+    'discovery-eureka': { url: `${nowhere}/eureka` },
+  };
+}
+
+/**
  * A real kernel on 127.0.0.1 with every built-in plugin (taken from the built-in map, so a new
  * plugin is loaded too), authentication and CORS on, plus a last plugin that reads the router's
  * table once everything has set up.
@@ -67,7 +83,7 @@ export async function startFullKernel(config: Record<string, unknown> = {}): Pro
   } as VigilPlugin<never>;
   const tk = await startTestKernel({
     plugins: [...selfContainedPlugins(), table],
-    config: { ...securityConfig(), ...config },
+    config: { ...securityConfig(), ...discoveryConfig(), ...config },
   });
   return { tk, routes, port: Number(new URL(tk.url).port) };
 }
