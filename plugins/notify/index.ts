@@ -1,6 +1,7 @@
 import { definePlugin, type ConfigSchema, type PluginContext, type Registry } from '../../core/plugin-api.js';
 import { notifySchema, type NotifyConfig } from './config-schema.js';
 import { notifyApi } from './api-description.js';
+import { contributeNotifyMetrics } from './metrics.js';
 import { filterRoutes } from './routes.js';
 import { NotifyService } from './service.js';
 
@@ -27,6 +28,7 @@ export default definePlugin<NotifyConfig>({
     ctx.http.route('GET', '/notifications', (_req, res) => ctx.http.sendJson(res, 200, service.status()));
     if (ctx.config['filters-api']) filterRoutes(ctx.http, service.filters);
     notifyApi(ctx.services, ctx.config['filters-api']);
+    contributeNotifyMetrics(ctx.services, service.stats);
   },
   start(ctx: PluginContext<NotifyConfig>) {
     services.get(ctx.instances)?.start();

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { capture } from '../../hardening/support/capture.js';
-import { ADMIN, basic, securityConfig, startFullKernel, type Route } from '../../hardening/support/full-kernel.js';
+import { ADMIN, basic, discoveryConfig, securityConfig, startFullKernel, type Route } from '../../hardening/support/full-kernel.js';
 import { call } from '../../support/http.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 
@@ -86,7 +86,7 @@ test('reload: new users and tokens apply to the next request; an open stream sta
     assert.is(stream.status, 200);
     const reader = stream.body!.getReader();
     const report = await full.tk.reload({
-      ...securityConfig(),
+      ...securityConfig(), ...discoveryConfig(),
       'basic-auth': { realm: 'Ops', users: [{ username: 'ops', password: 'new-ops-pw' }], tokens: [{ name: 'prometheus', token: METRICS_TOKEN, role: 'metrics' }] },
     });
     assert.equal(report, { applied: ['basic-auth'], restart: [], failed: [] });

@@ -28,8 +28,8 @@ async function channelStats(name = 'notify-webhook'): Promise<Record<string, unk
   return (await notificationsStatus(tk!)).channels.find((c) => c.name === name)!;
 }
 
-test('500, 500, 429 with Retry-After: 1, then 200: delivered once, the same request each time, and in order', async () => {
-  tk = await notifyKernel(['notify-webhook'], { notify: { delivery: FAST }, 'notify-webhook': { url: `${receiver.url}/hook` } });
+test('500, 500, 429 with Retry-After: 1, then 200: delivered once, the same request each time, and in order; the metrics count it', async () => {
+  tk = await notifyKernel(['notify-webhook', 'metrics'], { notify: { delivery: FAST }, 'notify-webhook': { url: `${receiver.url}/hook` } });
   receiver.answer({ status: 500 }, { status: 500 }, { status: 429, headers: { 'retry-after': '1' } });
   const id = await registerInstance(tk, 'orders');
   await setStatus(tk, id, 'UP');
@@ -44,6 +44,12 @@ test('500, 500, 429 with Retry-After: 1, then 200: delivered once, the same requ
   const stats = await channelStats();
   assert.equal([stats.delivered, stats.retries, stats.failed], [2, 3, 0]);
   assert.ok(tk.logs().some((line) => /attempt 4 in 1000 ms, as the receiver asked/.test(line)), 'the wait honoured Retry-After');
+  const metrics = await (await fetch(`${tk.url}/metrics`)).text();
+  assert.match(metrics, /^vigil_notifications_total\{channel="notify-webhook",outcome="delivered"\} 2$/m);
+  assert.match(metrics, /^vigil_notifications_total\{channel="notify-webhook",outcome="failed"\} 0$/m);
+  assert.match(metrics, /^vigil_notification_retries_total\{channel="notify-webhook"\} 3$/m);
+  assert.match(metrics, /^vigil_notification_queue_length\{channel="notify-webhook"\} 0$/m);
+  assert.match(metrics, /^vigil_notification_changes_kept_back_total\{reason="held"\} 0$/m);
 });
 
 test('a receiver down for longer than max-age: given up with an error line; max-attempts ends it too; other 4xx at once', async () => {

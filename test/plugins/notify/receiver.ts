@@ -28,7 +28,10 @@ export interface Answer {
  * `received(n)` instead of sleeping.
  */
 export class Receiver {
+  /** Requests answered, in the order of their answers. */
   readonly requests: Received[] = [];
+  /** Every request as it arrives, answered yet or held by a `gate`. */
+  readonly arrivals: Received[] = [];
   readonly #script: Answer[] = [];
   readonly #events = new EventEmitter();
   #server: LocalServer | undefined;
@@ -57,12 +60,21 @@ export class Receiver {
 
   /** Resolves once `count` requests (matching `where`) arrived; rejects after `timeoutMs`. */
   received(count: number, where: (req: Received) => boolean = () => true, timeoutMs = 8000): Promise<Received[]> {
-    const matching = () => this.requests.filter(where);
+    return this.#waitFor(this.requests, count, where, timeoutMs);
+  }
+
+  /** Resolves once `count` requests (matching `where`) arrived, answered or not. */
+  arrived(count: number, where: (req: Received) => boolean = () => true, timeoutMs = 8000): Promise<Received[]> {
+    return this.#waitFor(this.arrivals, count, where, timeoutMs);
+  }
+
+  #waitFor(list: readonly Received[], count: number, where: (req: Received) => boolean, timeoutMs: number): Promise<Received[]> {
+    const matching = () => list.filter(where);
     if (matching().length >= count) return Promise.resolve(matching());
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#events.off('request', check);
-        reject(new Error(`only ${matching().length} of ${count} requests arrived within ${timeoutMs} ms: ${JSON.stringify(this.requests.map((r) => r.body.slice(0, 200)))}`));
+        reject(new Error(`only ${matching().length} of ${count} requests arrived within ${timeoutMs} ms: ${JSON.stringify(list.map((r) => r.body.slice(0, 200)))}`));
       }, timeoutMs);
       const check = () => {
         if (matching().length < count) return;
@@ -95,6 +107,8 @@ export class Receiver {
         json = undefined;
       }
       const received: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json, status: 0 };
+      this.arrivals.push(received);
+      this.#events.emit('request');
       const answer = this.route?.(received) ?? this.#script.shift() ?? this.fallback;
       const reply = () => {
         received.status = answer.status;

@@ -1,0 +1,55 @@
+import { METRICS, type MetricSample, type Services } from '../../core/plugin-api.js';
+import type { ChannelStats, PipelineStats } from './stats.js';
+
+type Outcome = 'delivered' | 'failed' | 'superseded' | 'coalesced' | 'dropped';
+const OUTCOMES: readonly Outcome[] = ['delivered', 'failed', 'superseded', 'coalesced', 'dropped'];
+
+/**
+ * What `notify` tells the `metrics` plugin, read from the counters the pipeline keeps anyway:
+ * deliveries by outcome, retries and the queue of each channel, and what the pipeline kept back.
+ * Channel names are plugin names, so the label values are bounded.
+ */
+export function contributeNotifyMetrics(services: Services, stats: PipelineStats): void {
+  const perChannel = (read: (channel: ChannelStats) => number, extra: Record<string, string> = {}): MetricSample[] =>
+    [...(stats.channels)].map(([channel, counts]) => ({ labels: { channel, ...extra }, value: read(counts) }));
+  services.contribute(METRICS, {
+    name: 'vigil_notifications_total',
+    help: 'Notifications each channel finished with, by outcome (delivered, failed: given up, superseded by a newer state, coalesced or dropped by a full queue).',
+    type: 'counter',
+    labelNames: ['channel', 'outcome'],
+    collect: () => OUTCOMES.flatMap((outcome) => perChannel((channel) => channel[outcome], { outcome })),
+  });
+  services.contribute(METRICS, {
+    name: 'vigil_notification_retries_total',
+    help: 'Delivery attempts that failed and were tried again, per channel.',
+    type: 'counter',
+    labelNames: ['channel'],
+    collect: () => perChannel((channel) => channel.retries),
+  });
+  services.contribute(METRICS, {
+    name: 'vigil_notification_queue_length',
+    help: 'Notifications waiting or in flight, per channel.',
+    type: 'gauge',
+    labelNames: ['channel'],
+    collect: () => perChannel((channel) => channel.queued),
+  });
+  services.contribute(METRICS, {
+    name: 'vigil_notification_changes_kept_back_total',
+    help: 'Status changes the pipeline did not send: silenced by a filter, or undone within the hold.',
+    type: 'counter',
+    labelNames: ['reason'],
+    collect: () => [{ labels: { reason: 'filtered' }, value: stats.filtered }, { labels: { reason: 'held' }, value: stats.held }],
+  });
+  services.contribute(METRICS, {
+    name: 'vigil_notification_summaries_total',
+    help: 'Storm summaries sent instead of one message per instance.',
+    type: 'counter',
+    collect: () => [{ value: stats.summaries }],
+  });
+  services.contribute(METRICS, {
+    name: 'vigil_notification_reminders_total',
+    help: 'Reminders sent for instances that stayed in a reminder status.',
+    type: 'counter',
+    collect: () => [{ value: stats.reminders }],
+  });
+}
