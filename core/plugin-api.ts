@@ -82,6 +82,7 @@ export {
   CHANGE_PATTERN, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, template,
   type ChannelDefaults, type ChannelSection,
 } from './notification/channel-schema.js';
+export { LiveChannel, defineChannel, type ChannelPluginDefinition } from './notification/define-channel.js';
 // Discovery sources (`discovery-file`, ...) and third-party ones share one core: see core/discovery/.
 export { defineDiscoverySource } from './discovery/define-source.js';
 export { convertService, ConversionError } from './discovery/convert.js';

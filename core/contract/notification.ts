@@ -145,6 +145,12 @@ export interface NotificationChannel {
   readonly periodic?: { readonly intervalMs: number; run(tools: DeliveryTools): Promise<void> };
   /** Releases what the channel holds (an SMTP pool); called when `notify` stops. */
   close?(): Promise<void>;
+  /**
+   * For a channel whose section can change while running (a reload; `defineChannel` does it):
+   * `listener` runs after each change, and `notify` reads `settings`, `target`, `secrets` and
+   * `periodic` again. Returns the function that unsubscribes.
+   */
+  onChange?(listener: () => void): () => void;
 }
 
 export const NOTIFICATION_CHANNEL = defineToken<NotificationChannel>('vigil.notification-channel');

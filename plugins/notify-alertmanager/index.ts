@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  NOTIFICATION_CHANNEL, SHARED_STATE, channelSchema, channelSettingsOf, definePlugin, duration, httpUrl, maskedUrl, messageTemplatesOf,
+  SHARED_STATE, channelSchema, channelSettingsOf, defineChannel, duration, httpUrl, maskedUrl, messageTemplatesOf,
   type Attempt, type ChannelSection, type ConfigSchema, type DeliveryTools, type InstanceNotification, type MessageTemplates, type Notification,
   type PluginContext, type SharedMap,
 } from '../../core/plugin-api.js';
@@ -44,21 +44,19 @@ const STORM_KEY = 'self-preservation';
  * `endsAt` = now and keeps re-sending that for `resolved-retention`, as Prometheus does. The kept
  * alerts live in `SHARED_STATE`, so whichever node holds the lease re-sends them.
  */
-export default definePlugin<AlertmanagerConfig>({
+export default defineChannel<AlertmanagerConfig>({
   name: 'notify-alertmanager',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<AlertmanagerConfig>,
-  setup(ctx: PluginContext<AlertmanagerConfig>) {
-    const config = ctx.config;
+  build(ctx: PluginContext<AlertmanagerConfig>, config: AlertmanagerConfig) {
     if (!config.url) {
       ctx.log.warn('no url: the channel is off (set notify-alertmanager.url)');
-      return;
+      return undefined;
     }
     const endpoint = `${config.url.replace(/\/+$/, '')}/api/v2/alerts`;
     const templates = messageTemplatesOf(config);
     const kept = (): SharedMap => ctx.services.use(SHARED_STATE)!.map('notify-alertmanager.alerts');
     const post = (tools: DeliveryTools, alerts: Alert[]) => (alerts.length ? tools.send({ url: endpoint, body: alerts }) : Promise.resolve<Attempt>({ outcome: 'delivered' }));
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    return {
       name: 'notify-alertmanager',
       // Alertmanager repeats notifications itself (`repeat_interval`): Vigil's reminders would only duplicate them.
       settings: channelSettingsOf(config, false),
@@ -76,7 +74,7 @@ export default definePlugin<AlertmanagerConfig>({
           if (result.outcome !== 'delivered') tools.log.warn(`re-sending ${alerts.length} alerts failed: ${result.reason}`);
         },
       },
-    });
+    };
   },
 });
 

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  NOTIFICATION_CHANNEL, capText, channelSchema, channelSettingsOf, definePlugin, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
+  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
   messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
 } from '../../core/plugin-api.js';
 
@@ -52,23 +52,22 @@ export function discordRetryAfter(json: unknown): number | undefined {
 }
 
 /** `notify-discord`: a Discord channel webhook (`webhook-url`). */
-export default definePlugin<DiscordConfig>({
+export default defineChannel<DiscordConfig>({
   name: 'notify-discord',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<DiscordConfig>,
-  setup(ctx: PluginContext<DiscordConfig>) {
-    const url = ctx.config['webhook-url'];
+  build(ctx: PluginContext<DiscordConfig>, config: DiscordConfig) {
+    const url = config['webhook-url'];
     if (!url) {
       ctx.log.warn('no webhook-url: the channel is off (set notify-discord.webhook-url)');
-      return;
+      return undefined;
     }
-    const templates = messageTemplatesOf(ctx.config);
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    const templates = messageTemplatesOf(config);
+    return {
       name: 'notify-discord',
-      settings: channelSettingsOf(ctx.config),
+      settings: channelSettingsOf(config),
       target: maskedUrl(url),
       secrets: [url],
-      deliver: (notification, tools) => tools.send({ url, body: discordPayload(notification, templates, ctx.config), retryAfterFromBody: discordRetryAfter }),
-    });
+      deliver: (notification, tools) => tools.send({ url, body: discordPayload(notification, templates, config), retryAfterFromBody: discordRetryAfter }),
+    };
   },
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createTransport, type Transporter } from 'nodemailer';
 import * as yup from 'yup';
 import {
-  NOTIFICATION_CHANNEL, channelSchema, channelSettingsOf, definePlugin, httpUrl, messageTemplatesOf, secret, type Attempt, type ChannelSection,
+  channelSchema, channelSettingsOf, defineChannel, httpUrl, messageTemplatesOf, secret, type Attempt, type ChannelSection,
   type ConfigSchema, type PluginContext,
 } from '../../core/plugin-api.js';
 import { mailContent } from './mail-body.js';
@@ -64,21 +64,19 @@ function outcomeOf(error: unknown): Attempt {
  * plain-text part, subject and body as SBA's mail. The message id is the notification's, so a
  * mail retried after a lost answer can be recognised as the same.
  */
-export default definePlugin<MailConfig>({
+export default defineChannel<MailConfig>({
   name: 'notify-mail',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<MailConfig>,
-  setup(ctx: PluginContext<MailConfig>) {
-    const config = ctx.config;
+  build(ctx: PluginContext<MailConfig>, config: MailConfig) {
     if (!config.host) {
       ctx.log.warn('no host: the channel is off (set notify-mail.host)');
-      return;
+      return undefined;
     }
     // Read at setup, so a missing file stops start-up with a message instead of failing each mail.
     const ca = config['ca-file'] ? readFileSync(config['ca-file'], 'utf8') : undefined;
     const templates = messageTemplatesOf(config);
     let transport: Transporter | undefined;
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    return {
       name: 'notify-mail',
       settings: channelSettingsOf(config),
       target: `smtp${config.secure ? 's' : ''}://${config.host}${config.port ? `:${config.port}` : ''} → ${config.to.join(', ')}`,
@@ -114,6 +112,6 @@ export default definePlugin<MailConfig>({
       async close() {
         transport?.close();
       },
-    });
+    };
   },
 });

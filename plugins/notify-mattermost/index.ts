@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  NOTIFICATION_CHANNEL, capText, channelSchema, channelSettingsOf, definePlugin, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
+  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
   messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
 } from '../../core/plugin-api.js';
 
@@ -40,23 +40,22 @@ export function mattermostPayload(notification: Notification, templates: Message
 }
 
 /** `notify-mattermost`: a Mattermost incoming webhook (`url`). */
-export default definePlugin<MattermostConfig>({
+export default defineChannel<MattermostConfig>({
   name: 'notify-mattermost',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<MattermostConfig>,
-  setup(ctx: PluginContext<MattermostConfig>) {
-    const url = ctx.config.url;
+  build(ctx: PluginContext<MattermostConfig>, config: MattermostConfig) {
+    const url = config.url;
     if (!url) {
       ctx.log.warn('no url: the channel is off (set notify-mattermost.url)');
-      return;
+      return undefined;
     }
-    const templates = messageTemplatesOf(ctx.config);
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    const templates = messageTemplatesOf(config);
+    return {
       name: 'notify-mattermost',
-      settings: channelSettingsOf(ctx.config),
+      settings: channelSettingsOf(config),
       target: maskedUrl(url),
       secrets: [url],
-      deliver: (notification, tools) => tools.send({ url, body: mattermostPayload(notification, templates, ctx.config) }),
-    });
+      deliver: (notification, tools) => tools.send({ url, body: mattermostPayload(notification, templates, config) }),
+    };
   },
 });

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  NOTIFICATION_CHANNEL, capText, channelSchema, channelSettingsOf, definePlugin, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf,
+  capText, channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf,
   secret, sendEach, summaryText, type ChannelSection, type ConfigSchema, type InstanceNotification, type MessageTemplates, type Notification,
   type OutgoingRequest, type PluginContext,
 } from '../../core/plugin-api.js';
@@ -76,23 +76,22 @@ function alertBody(n: InstanceNotification, templates: MessageTemplates, alias: 
  * `notify-opsgenie`: Opsgenie's Alert API (`api-key`). Atlassian stopped selling Opsgenie in
  * June 2025 and ends it on 5 April 2027; the channel is for teams still on it until then.
  */
-export default definePlugin<OpsgenieConfig>({
+export default defineChannel<OpsgenieConfig>({
   name: 'notify-opsgenie',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<OpsgenieConfig>,
-  setup(ctx: PluginContext<OpsgenieConfig>) {
-    const key = ctx.config['api-key'];
+  build(ctx: PluginContext<OpsgenieConfig>, config: OpsgenieConfig) {
+    const key = config['api-key'];
     if (!key) {
       ctx.log.warn('no api-key: the channel is off (set notify-opsgenie.api-key)');
-      return;
+      return undefined;
     }
-    const templates = messageTemplatesOf(ctx.config);
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    const templates = messageTemplatesOf(config);
+    return {
       name: 'notify-opsgenie',
-      settings: channelSettingsOf(ctx.config),
-      target: maskedUrl(ctx.config.url),
+      settings: channelSettingsOf(config),
+      target: maskedUrl(config.url),
       secrets: [key],
-      deliver: (notification, tools) => sendEach(tools, opsgenieRequests(notification, templates, ctx.config)),
-    });
+      deliver: (notification, tools) => sendEach(tools, opsgenieRequests(notification, templates, config)),
+    };
   },
 });

@@ -1,5 +1,5 @@
 import {
-  NOTIFICATION_CHANNEL, channelSchema, channelSettingsOf, definePlugin, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf, secret,
+  channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf, secret,
   sendEach, summaryText, capText, type ChannelSection, type ConfigSchema, type InstanceNotification,
   type MessageTemplates, type Notification, type PluginContext,
 } from '../../core/plugin-api.js';
@@ -89,24 +89,23 @@ function hostOf(url: string): string {
 }
 
 /** `notify-pagerduty`: PagerDuty Events API v2 (`routing-key`; `url` for a proxy or a test receiver). */
-export default definePlugin<PagerDutyConfig>({
+export default defineChannel<PagerDutyConfig>({
   name: 'notify-pagerduty',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<PagerDutyConfig>,
-  setup(ctx: PluginContext<PagerDutyConfig>) {
-    const key = ctx.config['routing-key'];
+  build(ctx: PluginContext<PagerDutyConfig>, config: PagerDutyConfig) {
+    const key = config['routing-key'];
     if (!key) {
       ctx.log.warn('no routing-key: the channel is off (set notify-pagerduty.routing-key)');
-      return;
+      return undefined;
     }
-    const { url } = ctx.config;
-    const templates = messageTemplatesOf(ctx.config);
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    const { url } = config;
+    const templates = messageTemplatesOf(config);
+    return {
       name: 'notify-pagerduty',
-      settings: channelSettingsOf(ctx.config),
+      settings: channelSettingsOf(config),
       target: maskedUrl(url),
       secrets: [key],
       deliver: (notification, tools) => sendEach(tools, pagerDutyEvents(notification, templates, key).map((body) => ({ url, body }))),
-    });
+    };
   },
 });

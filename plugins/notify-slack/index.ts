@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  NOTIFICATION_CHANNEL, capText, channelSchema, channelSettingsOf, definePlugin, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
+  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
   messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
 } from '../../core/plugin-api.js';
 
@@ -43,27 +43,26 @@ export function slackPayload(notification: Notification, templates: MessageTempl
 }
 
 /** `notify-slack`: an incoming webhook (`webhook-url`), paced at one message a second by default. */
-export default definePlugin<SlackConfig>({
+export default defineChannel<SlackConfig>({
   name: 'notify-slack',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<SlackConfig>,
-  setup(ctx: PluginContext<SlackConfig>) {
-    const url = ctx.config['webhook-url'];
+  build(ctx: PluginContext<SlackConfig>, config: SlackConfig) {
+    const url = config['webhook-url'];
     if (!url) {
       ctx.log.warn('no webhook-url: the channel is off (set notify-slack.webhook-url)');
-      return;
+      return undefined;
     }
-    const templates = messageTemplatesOf(ctx.config);
+    const templates = messageTemplatesOf(config);
     const extra: Record<string, string> = {};
-    if (ctx.config.username) extra.username = ctx.config.username;
-    if (ctx.config.channel) extra.channel = ctx.config.channel;
-    if (ctx.config.icon) extra.icon_emoji = ctx.config.icon;
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    if (config.username) extra.username = config.username;
+    if (config.channel) extra.channel = config.channel;
+    if (config.icon) extra.icon_emoji = config.icon;
+    return {
       name: 'notify-slack',
-      settings: channelSettingsOf(ctx.config),
+      settings: channelSettingsOf(config),
       target: maskedUrl(url),
       secrets: [url],
       deliver: (notification, tools) => tools.send({ url, body: slackPayload(notification, templates, extra) }),
-    });
+    };
   },
 });

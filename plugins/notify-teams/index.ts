@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  NOTIFICATION_CHANNEL, capText, channelSchema, channelSettingsOf, definePlugin, escapes, groupLines, groupTitle, httpUrl, instanceText, maskedUrl,
+  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, maskedUrl,
   messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type InstanceNotification, type MessageTemplates, type Notification,
   type PluginContext,
 } from '../../core/plugin-api.js';
@@ -78,23 +78,22 @@ function instanceBlocks(n: InstanceNotification, templates: MessageTemplates, ti
 }
 
 /** `notify-teams`: a Microsoft Teams Workflows webhook (`webhook-url`). */
-export default definePlugin<TeamsConfig>({
+export default defineChannel<TeamsConfig>({
   name: 'notify-teams',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<TeamsConfig>,
-  setup(ctx: PluginContext<TeamsConfig>) {
-    const url = ctx.config['webhook-url'];
+  build(ctx: PluginContext<TeamsConfig>, config: TeamsConfig) {
+    const url = config['webhook-url'];
     if (!url) {
       ctx.log.warn('no webhook-url: the channel is off (set notify-teams.webhook-url)');
-      return;
+      return undefined;
     }
-    const templates = messageTemplatesOf(ctx.config);
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    const templates = messageTemplatesOf(config);
+    return {
       name: 'notify-teams',
-      settings: channelSettingsOf(ctx.config),
+      settings: channelSettingsOf(config),
       target: maskedUrl(url),
       secrets: [url],
-      deliver: (notification, tools) => tools.send({ url, body: teamsPayload(notification, templates, ctx.config.titles) }),
-    });
+      deliver: (notification, tools) => tools.send({ url, body: teamsPayload(notification, templates, config.titles) }),
+    };
   },
 });

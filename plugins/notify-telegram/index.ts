@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  NOTIFICATION_CHANNEL, channelSchema, channelSettingsOf, definePlugin, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines,
+  channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines,
   messageTemplatesOf, secret, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
 } from '../../core/plugin-api.js';
 
@@ -57,25 +57,24 @@ export function telegramRetryAfter(json: unknown): number | undefined {
  * `notify-telegram`: a bot's `sendMessage`, as a POST with a JSON body (SBA sends a GET with
  * the text in the query). The token is part of the URL path, so that URL is never logged.
  */
-export default definePlugin<TelegramConfig>({
+export default defineChannel<TelegramConfig>({
   name: 'notify-telegram',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<TelegramConfig>,
-  setup(ctx: PluginContext<TelegramConfig>) {
-    const token = ctx.config['auth-token'];
+  build(ctx: PluginContext<TelegramConfig>, config: TelegramConfig) {
+    const token = config['auth-token'];
     if (!token) {
       ctx.log.warn('no auth-token: the channel is off (set notify-telegram.auth-token and chat-id)');
-      return;
+      return undefined;
     }
-    const base = ctx.config['api-url'].replace(/\/+$/, '');
+    const base = config['api-url'].replace(/\/+$/, '');
     const url = `${base}/bot${token}/sendMessage`;
-    const templates = messageTemplatesOf(ctx.config);
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    const templates = messageTemplatesOf(config);
+    return {
       name: 'notify-telegram',
-      settings: channelSettingsOf(ctx.config),
+      settings: channelSettingsOf(config),
       target: `${base}/bot******/sendMessage`,
       secrets: [token, url, encodeURIComponent(token)],
-      deliver: (notification, tools) => tools.send({ url, body: telegramPayload(notification, templates, ctx.config), retryAfterFromBody: telegramRetryAfter }),
-    });
+      deliver: (notification, tools) => tools.send({ url, body: telegramPayload(notification, templates, config), retryAfterFromBody: telegramRetryAfter }),
+    };
   },
 });

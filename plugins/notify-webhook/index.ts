@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  NOTIFICATION_CHANNEL, channelSchema, channelSettingsOf, definePlugin, httpUrl, maskedUrl, secret, type ChannelSection, type ConfigSchema,
+  channelSchema, channelSettingsOf, defineChannel, httpUrl, maskedUrl, secret, type ChannelSection, type ConfigSchema,
   type PluginContext,
 } from '../../core/plugin-api.js';
 import { webhookBody } from './payload.js';
@@ -34,19 +34,18 @@ interface WebhookConfig extends ChannelSection {
  * when a `secret` is set (`webhook-id` stable across retries, `webhook-timestamp`,
  * `webhook-signature: v1,…`), with optional extra `headers` (an `Authorization`, say).
  */
-export default definePlugin<WebhookConfig>({
+export default defineChannel<WebhookConfig>({
   name: 'notify-webhook',
-  dependencies: ['notify'],
   configSchema: schema as unknown as ConfigSchema<WebhookConfig>,
-  setup(ctx: PluginContext<WebhookConfig>) {
-    const { url, secret: key, headers } = ctx.config;
+  build(ctx: PluginContext<WebhookConfig>, config: WebhookConfig) {
+    const { url, secret: key, headers } = config;
     if (!url) {
       ctx.log.warn('no url: the channel is off (set notify-webhook.url)');
-      return;
+      return undefined;
     }
-    ctx.services.contribute(NOTIFICATION_CHANNEL, {
+    return {
       name: 'notify-webhook',
-      settings: channelSettingsOf(ctx.config),
+      settings: channelSettingsOf(config),
       target: maskedUrl(url),
       secrets: [url, ...(key ? [key] : []), ...Object.values(headers)],
       async deliver(notification, tools) {
@@ -56,6 +55,6 @@ export default definePlugin<WebhookConfig>({
         if (key) signed['webhook-signature'] = signature(key, notification.id, timestamp, body);
         return tools.send({ url, body, headers: { ...headers, 'content-type': 'application/json', ...signed } });
       },
-    });
+    };
   },
 });

@@ -40,14 +40,19 @@ export class DeliveryQueue {
   readonly #lanes = new Map<string, Job[]>();
   /** Lanes whose head may be attempted now, oldest first (a Set keeps insertion order). */
   readonly #ready = new Set<string>();
-  readonly #bucket: TokenBucket | undefined;
+  #bucket: TokenBucket | undefined;
   #pumpTimer: NodeJS.Timeout | undefined;
   #size = 0;
   #active = 0;
   #stopped = false;
 
   constructor(private readonly options: QueueOptions) {
-    const rate = options.channel.settings.rateLimit;
+    this.pace(options.channel.settings.rateLimit);
+  }
+
+  /** Messages per second at most from now on (0: no limit); the same rate keeps its saved-up tokens. */
+  pace(rate: number): void {
+    if (rate === (this.#bucket?.rate ?? 0)) return;
     this.#bucket = rate > 0 ? new TokenBucket(rate, Math.max(1, Math.floor(rate))) : undefined;
   }
 

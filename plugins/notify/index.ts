@@ -33,6 +33,9 @@ export default definePlugin<NotifyConfig>({
   start(ctx: PluginContext<NotifyConfig>) {
     services.get(ctx.instances)?.start();
   },
+  reload(ctx: PluginContext<NotifyConfig>, config: NotifyConfig) {
+    return services.get(ctx.instances)?.reload(config) ?? ['*'];
+  },
   async stop(ctx: PluginContext<NotifyConfig>) {
     const service = services.get(ctx.instances);
     services.delete(ctx.instances);

@@ -16,10 +16,11 @@ import type { ChannelStats, PipelineStats } from './stats.js';
 /** A loaded channel as the pipeline drives it. */
 export interface ChannelRuntime {
   readonly name: string;
-  readonly rules: ChannelRules;
+  /** Replaced when a reload changes the channel's section or `notify`'s `on` / `ignore-changes`. */
+  rules: ChannelRules;
   readonly queue: DeliveryQueue;
   readonly stats: ChannelStats;
-  readonly reminders: boolean;
+  reminders: boolean;
 }
 
 export interface PipelineOptions {

@@ -12,6 +12,16 @@ import { ChannelRules } from './rules.js';
 import { ChannelStats, PipelineStats } from './stats.js';
 
 const MASK = '******';
+/** How often a channel without repeated work looks again whether a reload gave it some. */
+const IDLE_PERIOD_MS = 60_000;
+/** Keys of `notify` a reload applies at once. */
+const LIVE_KEYS: ReadonlySet<string> = new Set(['on', 'ignore-changes', 'base-url']);
+
+/** A channel's rules: what it is told of; nothing while it is off. */
+function rulesOf(channel: NotificationChannel, config: NotifyConfig): ChannelRules {
+  if (!channel.settings.enabled) return new ChannelRules([], []);
+  return new ChannelRules(channel.settings.on ?? config.on, channel.settings.ignoreChanges ?? config['ignore-changes']);
+}
 
 /**
  * One kernel's notifications: built at setup (routes only), running from start to stop. Channels
@@ -27,11 +37,16 @@ export class NotifyService {
   #sender: HttpSender | undefined;
   #stopConsuming: (() => void) | undefined;
   readonly #timers: NodeJS.Timeout[] = [];
+  readonly #unsubscribe: (() => void)[] = [];
+  #stopped = false;
+  /** The section whose `on`, `ignore-changes` and `base-url` are in effect (a reload replaces it before `ctx.config`). */
+  #rulesConfig: NotifyConfig;
 
   constructor(private readonly ctx: PluginContext<NotifyConfig>) {
     const state = () => ctx.services.use(SHARED_STATE)!;
     this.filters = new FilterStore(state);
     this.#reminders = new ReminderStore(state);
+    this.#rulesConfig = ctx.config;
   }
 
   start(): void {
@@ -44,9 +59,8 @@ export class NotifyService {
     for (const channel of this.#channels) {
       const stats = new ChannelStats();
       this.stats.channels.set(channel.name, stats);
-      if (!channel.settings.enabled) continue;
-      const secrets = [...channel.secrets, ...globalSecrets].filter((secret) => secret.length >= 4);
-      const redact = (text: string) => secrets.reduce((line, secret) => line.split(secret).join(MASK), text);
+      // Read at each line: a reload may bring new secrets, and the old ones stay masked.
+      const redact = (text: string) => [...channel.secrets, ...globalSecrets].filter((secret) => secret.length >= 4).reduce((line, secret) => line.split(secret).join(MASK), text);
       const log = ctx.log.child(channel.name);
       const tools: DeliveryTools = {
         send: (request) => sender.send(request),
@@ -55,20 +69,19 @@ export class NotifyService {
         log: redactingLogger(log, redact),
       };
       const queue = new DeliveryQueue({ channel, tools, settings: config.delivery, stats, log: tools.log, redact, describe });
-      this.#runtimes.push({
-        name: channel.name,
-        rules: new ChannelRules(channel.settings.on ?? config.on, channel.settings.ignoreChanges ?? config['ignore-changes']),
-        queue,
-        stats,
-        reminders: channel.settings.reminders,
+      const runtime: ChannelRuntime = { name: channel.name, rules: rulesOf(channel, config), queue, stats, reminders: channel.settings.reminders };
+      this.#runtimes.push(runtime);
+      const off = channel.onChange?.(() => {
+        runtime.rules = rulesOf(channel, this.#rulesConfig);
+        runtime.reminders = channel.settings.reminders;
+        queue.pace(channel.settings.rateLimit);
       });
-      if (channel.periodic) this.#every(channel.periodic.intervalMs, async () => {
-        if (ctx.services.use(LEASES)!.lease(channel.name).held) await channel.periodic!.run(tools);
-      });
+      if (off) this.#unsubscribe.push(off);
+      this.#periodically(channel, tools);
     }
     const pipeline = new Pipeline({
       ctx, channels: this.#runtimes, filters: this.filters, reminders: this.#reminders, stats: this.stats,
-      baseUrl: () => (config['base-url'] || ctx.settings.address() || '').replace(/\/+$/, ''),
+      baseUrl: () => (this.#rulesConfig['base-url'] || ctx.settings.address() || '').replace(/\/+$/, ''),
     });
     this.#pipeline = pipeline;
     this.#stopConsuming = ctx.services.use(EVENT_OUTBOX)!.consume(pipeline.handle);
@@ -77,8 +90,22 @@ export class NotifyService {
     ctx.log.info(names.length > 0 ? `channels: ${names.join(', ')}` : 'no notification channel is loaded: add notify-webhook, notify-slack, ... to plugins');
   }
 
+  /** The keys of `notify` a reload applies; the others are returned, as needing a restart. */
+  reload(next: NotifyConfig): string[] {
+    const before = this.#rulesConfig;
+    this.#rulesConfig = next;
+    for (const [index, channel] of this.#channels.entries()) {
+      const runtime = this.#runtimes[index];
+      if (runtime) runtime.rules = rulesOf(channel, next);
+    }
+    return Object.keys({ ...before, ...next })
+      .filter((key) => !LIVE_KEYS.has(key) && JSON.stringify(before[key as keyof NotifyConfig]) !== JSON.stringify(next[key as keyof NotifyConfig]));
+  }
+
   async stop(): Promise<void> {
+    this.#stopped = true;
     this.#stopConsuming?.();
+    for (const off of this.#unsubscribe.splice(0)) off();
     for (const timer of this.#timers) clearInterval(timer);
     this.#pipeline?.stop();
     for (const runtime of this.#runtimes) runtime.queue.stop();
@@ -124,6 +151,26 @@ export class NotifyService {
         };
       }),
     };
+  }
+
+  /**
+   * A channel's repeated work (Alertmanager's re-sends), on the node holding the channel's lease.
+   * Its period is read again each round: a reload may change it, or turn the channel on or off.
+   */
+  #periodically(channel: NotificationChannel, tools: DeliveryTools): void {
+    const round = () => {
+      const periodic = channel.periodic;
+      const timer = setTimeout(() => {
+        this.#timers.splice(this.#timers.indexOf(timer), 1);
+        const work = periodic && channel.settings.enabled && this.ctx.services.use(LEASES)!.lease(channel.name).held ? periodic.run(tools) : Promise.resolve();
+        work.catch((error: unknown) => this.ctx.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
+          .finally(() => {
+            if (!this.#stopped) round();
+          });
+      }, periodic?.intervalMs ?? IDLE_PERIOD_MS);
+      this.#timers.push(timer);
+    };
+    round();
   }
 
   /** Runs `work` every `ms`, never two at once; a failure is logged and the next round runs. */
