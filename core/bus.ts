@@ -25,8 +25,12 @@ export interface BusEvents {
    * back empty): snapshots changed without an `instance.changed` each. Re-read what you keep.
    */
   'instances.reloaded': { readonly instances: number };
-  /** Which instances this node owns (`OWNERSHIP`) may have changed: nodes joined or left. */
-  'instances.ownership-changed': Record<string, never>;
+  /**
+   * Which instances this node owns (`OWNERSHIP`) may have changed: nodes joined or left. When a
+   * node died (it did not leave on purpose), `lostContactSince` is the earliest instant since
+   * which its instances may have gone unchecked: checks that fell due since then are made at once.
+   */
+  'instances.ownership-changed': { readonly lostContactSince?: number };
   /** A discovery source finished a run on this node: what it changed, or why it failed (nothing removed then). */
   'discovery.ran': DiscoveryRun;
 }

@@ -4,7 +4,9 @@ import { defineToken } from './tokens.js';
  * Which instances this node checks, provided under `OWNERSHIP` by a clustering plugin; without
  * one a node owns every instance. The monitor checks health and info and runs detection only for
  * owned instances, asks again right before it writes a result (a node that lost an instance
- * meanwhile writes nothing), and re-reads ownership on `instances.ownership-changed`.
+ * meanwhile writes nothing), and re-reads ownership on `instances.ownership-changed`. An instance
+ * taken over is checked at its next phase point, or at once when the event says the node that
+ * had it died and a check fell due since it was last heard of (`lostContactSince`).
  */
 export interface Ownership {
   /** Whether this node is the one to check `id` now. Synchronous and cheap: asked per check. */

@@ -45,7 +45,7 @@ export class ClusterNode implements EventLog {
       heartbeatInterval: config['heartbeat-interval'],
       heartbeatTtl: config['heartbeat-ttl'],
       log,
-      onOwnershipChanged: () => ctx.bus.emit('instances.ownership-changed', {}),
+      onOwnershipChanged: (lostContactSince) => ctx.bus.emit('instances.ownership-changed', lostContactSince === undefined ? {} : { lostContactSince }),
       onIncarnation: (incarnation) => {
         const loaded = this.history.incarnation;
         if (loaded !== '' && incarnation !== loaded) void this.rebuild(incarnation ? `Redis holds another history (${incarnation})` : 'Redis lost its data');

@@ -11,8 +11,11 @@ export interface MembershipOptions {
   readonly heartbeatInterval: number;
   readonly heartbeatTtl: number;
   readonly log: Logger;
-  /** The live set changed: ownership moved. */
-  readonly onOwnershipChanged: () => void;
+  /**
+   * The live set changed: ownership moved. When a node vanished without leaving on purpose,
+   * `lostContactSince` is the earliest instant it may have stopped checking.
+   */
+  readonly onOwnershipChanged: (lostContactSince?: number) => void;
   /** The history's incarnation as Redis reports it at each beat ('' when Redis lost its data). */
   readonly onIncarnation: (incarnation: string) => void;
 }
@@ -41,6 +44,8 @@ export class Membership implements Ownership, Leases {
     this.#live = [options.nodeId];
   }
 
+  /** Nodes that announced they leave (SIGTERM): their instances were checked until they left. */
+  readonly #leftOnPurpose = new Set<string>();
   /** The live nodes as last seen. */
   get live(): readonly string[] {
     return this.#live;
@@ -74,7 +79,9 @@ export class Membership implements Ownership, Leases {
     this.#timer.unref();
     // Another node left on purpose: look at once instead of at the next beat.
     await this.link.subscribe(this.keys.membershipChannel, (message) => {
-      if (message !== this.options.nodeId) void this.beat();
+      if (message === this.options.nodeId) return;
+      this.#leftOnPurpose.add(message);
+      void this.beat();
     });
   }
 
@@ -118,7 +125,11 @@ export class Membership implements Ownership, Leases {
       const [joined, left] = [live.filter((node) => !this.#live.includes(node)), this.#live.filter((node) => !live!.includes(node))];
       this.#live = live;
       options.log.info(`cluster: ${live.length} live node(s)${joined.length ? `; joined: ${joined.join(', ')}` : ''}${left.length ? `; left: ${left.join(', ')}` : ''}`);
-      options.onOwnershipChanged();
+      const died = left.some((node) => !this.#leftOnPurpose.has(node));
+      for (const node of [...left, ...joined]) this.#leftOnPurpose.delete(node);
+      // A node that died last beat at least heartbeat-ttl before it dropped out of the set, which
+      // this node sees at most one beat late (durations only: the nodes' clocks need not agree).
+      options.onOwnershipChanged(died ? started - options.heartbeatTtl - options.heartbeatInterval : undefined);
     }
     await this.#renewLeases(started);
   }

@@ -132,16 +132,22 @@ export class IntervalCheck {
   }
 
   /**
-   * Takes the instance onto the cadence without checking it now: it is first checked at its next
-   * phase point (an instance this node just took over from another, which checked it recently).
+   * Takes the instance onto the cadence: an instance this node just took over from another, which
+   * checked it on the same phase. It is first checked at its next phase point, or at once when
+   * its last phase point came after `missedSince` (the other node was not heard of then, so that
+   * check may never have been made).
    */
-  adopt(id: string): void {
+  adopt(id: string, missedSince?: number): void {
     if (this.#stopped || this.#entries.has(id)) return;
     const now = this.#clock.now();
-    const phase = phaseOf(id, this.#options.interval);
+    const { interval } = this.#options;
+    const phase = phaseOf(id, interval);
     const entry: Entry = { phase, failures: 0, lastAt: now, due: undefined, slot: undefined, running: undefined, again: false };
     this.#entries.set(id, entry);
-    this.#schedule(id, entry, phase + Math.ceil((now - phase) / this.#options.interval) * this.#options.interval);
+    const next = phase + Math.ceil((now - phase) / interval) * interval;
+    // Made late, the missed check counts as the one due then: the next stays on the phase.
+    if (missedSince !== undefined && next - interval >= missedSince && next !== now) this.#run(id, entry, next - interval);
+    else this.#schedule(id, entry, next);
   }
 
   /** The instances on this check's cadence. */

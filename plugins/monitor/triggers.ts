@@ -59,13 +59,13 @@ export function subscribeTriggers(bus: PluginBus, registry: Registry, ownership:
       checks.detection?.now(instance.id);
     }
   });
-  const reconcile = () => {
+  const reconcile = (lostContactSince?: number) => {
     const registered = new Set<string>();
     for (const instance of registry.list()) {
       registered.add(instance.id);
       if (!ownership.owns(instance.id)) removeEverywhere(checks, instance.id);
       else if (!checks.status.has(instance.id)) {
-        checks.status.adopt(instance.id);
+        checks.status.adopt(instance.id, lostContactSince);
         checks.info.adopt(instance.id);
         checks.detection?.adopt(instance.id);
       }
@@ -77,8 +77,8 @@ export function subscribeTriggers(bus: PluginBus, registry: Registry, ownership:
       }
     }
   };
-  const offOwnership = bus.on('instances.ownership-changed', reconcile);
-  const offReloaded = bus.on('instances.reloaded', reconcile);
+  const offOwnership = bus.on('instances.ownership-changed', ({ lostContactSince }) => reconcile(lostContactSince));
+  const offReloaded = bus.on('instances.reloaded', () => reconcile());
   return () => {
     offChanged();
     offRefresh();

@@ -281,6 +281,36 @@ test('IntervalCheck: gone forgets, a throwing check is logged and rescheduled, s
   check.stop();
 });
 
+test('IntervalCheck: adopt() waits for the next phase point, unless the node that had the instance died before its last one', async () => {
+  const clock = new FakeClock();
+  const checked: string[] = [];
+  const check = new IntervalCheck({
+    name: 'test', interval: 100, lifetime: 100, maxBackoff: 1000, clock, log: silent,
+    limiter: new ConcurrencyLimiter(4),
+    check: async (id) => {
+      checked.push(`${id}@${clock.time}`);
+      return 'ok';
+    },
+  });
+  check.start();
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const last = (id: string) => 1_000_000 - 100 + ((phaseOf(id, 100) - 1_000_000 % 100 + 100) % 100 || 100);
+  // Graceful: each first checked at its next phase point.
+  check.adopt('a');
+  await flush();
+  assert.equal(checked, []);
+  assert.is(check.stateOf('a')!.due, last('a') + 100);
+  // The previous owner was last heard of 50 ms ago: what fell due since then is checked at once, the rest on the phase.
+  for (const id of ids.slice(1)) check.adopt(id, 1_000_000 - 50);
+  await flush();
+  const missed = ids.slice(1).filter((id) => last(id) >= 1_000_000 - 50);
+  const onPhase = ids.slice(1).filter((id) => last(id) < 1_000_000 - 50);
+  assert.ok(missed.length > 0 && onPhase.length > 0, `both kinds among the ids: ${missed} / ${onPhase}`);
+  assert.equal(checked, missed.map((id) => `${id}@1000000`));
+  for (const id of [...missed, ...onPhase]) assert.is(check.stateOf(id)!.due, last(id) + 100, `${id} then keeps its phase`);
+  check.stop();
+});
+
 test('systemClock: real timer, cancellable', async () => {
   let calls = 0;
   const cancel = systemClock.every(5, () => { calls += 1; });
