@@ -25,7 +25,8 @@ export interface LogReceiver {
    * The whole held state, when the log opens (and again after it had to reload): the current
    * snapshot of every instance it holds, their held events in `seq` order, and the seqs of this
    * incarnation of the log (`first`: the first it issued or will issue; `last`: the newest so
-   * far). Replaces everything the receiver held.
+   * far). Replaces everything the receiver held. Events newer than their instance's snapshot (a
+   * log read while writes went on) are left out: the log delivers them again through `event`.
    */
   load(snapshots: readonly Instance[], events: readonly InstanceEvent[], seqs: { readonly first: number; readonly last: number }): void;
   /** One appended event, in `seq` order; an event already received (same `seq`) is ignored. */

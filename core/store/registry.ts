@@ -179,7 +179,9 @@ export class InstanceRegistry implements LogReceiver {
       this.#snapshots.set(instance.id, instance);
       this.#scheduleRetention(instance, this.#deregisteredAt(instance));
     }
-    for (const event of events) this.#held.add(event);
+    // A history read after its snapshot may run ahead of it; those events come again through
+    // `event` (their seq is past `last`) and would otherwise be held twice.
+    for (const event of events) if (event.version <= (this.#snapshots.get(event.instance)?.version ?? -1)) this.#held.add(event);
     this.#firstSeq = seqs.first;
     this.#lastSeq = seqs.last;
     // Whatever they waited for is either in this state now or gone with the old one.

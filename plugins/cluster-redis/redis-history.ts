@@ -42,6 +42,9 @@ export class RedisHistory implements EventLog {
   readonly #stopping = new AbortController();
   #tail: Promise<void> | undefined;
   #reloading: Promise<void> | undefined;
+  /** Counts loads begun; a feed read that overlapped one is discarded (see `#follow`). */
+  #loads = 0;
+  #loading: Promise<void> | undefined;
 
   constructor(private readonly link: RedisLink, private readonly keys: Keys, private readonly options: HistoryOptions) {}
 
@@ -115,7 +118,16 @@ export class RedisHistory implements EventLog {
    * both loaded and read again, and the registry ignores it the second time (same seq, or a
    * version it already holds).
    */
-  async #load(): Promise<void> {
+  #load(): Promise<void> {
+    this.#loads += 1;
+    const loading = this.#loadOnce().finally(() => {
+      if (this.#loading === loading) this.#loading = undefined;
+    });
+    this.#loading = loading;
+    return loading;
+  }
+
+  async #loadOnce(): Promise<void> {
     const { keys, link } = this;
     const tip = await link.run('XREVRANGE feed', (client) => client.sendCommand<StreamEntry[]>(['XREVRANGE', keys.feed, '+', '-', 'COUNT', '1']));
     const [incarnation, base, seq] = await link.run('init', (client) => INIT.run<[string, string, string]>(client, [keys.meta, keys.seq], [randomUUID(), runSeqBase()]));
@@ -146,8 +158,14 @@ export class RedisHistory implements EventLog {
     const { keys, link } = this;
     while (!this.#closed) {
       try {
+        if (this.#loading) await this.#loading.catch(() => undefined);
+        const loads = this.#loads;
         const reply = await link.runBlocking('XREAD feed', 'feed', (client) => client.sendCommand<[string, StreamEntry[]][] | null>(
           ['XREAD', 'COUNT', String(BATCH), 'BLOCK', String(BLOCK_MS), 'STREAMS', keys.feed, this.#feedId]), BLOCK_MS);
+        // A load began while this read was under way: it set the feed position back to its own tip,
+        // and this reply (read from the old position) would move it forward past events the load
+        // did not hold. Dropped: the next read starts from the load's tip and gets them again.
+        if (loads !== this.#loads || this.#loading) continue;
         for (const [id, fields] of reply?.[0]?.[1] ?? []) {
           this.#feedId = id;
           this.#deliver(fieldsOf(fields));

@@ -137,6 +137,24 @@ test('info: buildVersion and tags follow (metadata wins the version, info wins t
   assert.is(await registry.apply(id, changeInfoCommand(instance.info)), null, 'equal info is no event');
 });
 
+test('load: events read past their snapshot (a log read while writes went on) are held once, when the log delivers them again', async () => {
+  const { registry: writer } = await setup();
+  const { id } = await writer.register(reg());
+  const stale = writer.get(id)!;
+  await writer.apply(id, changeStatusCommand(statusInfo('UP')));
+  await writer.apply(id, changeStatusCommand(statusInfo('DOWN')));
+  const [registered, up, down] = writer.events();
+  const { registry: reader, changes } = await setup();
+  // The snapshot was read at version 0, the history after two more appends; `last` before them.
+  reader.load([stale], [registered!, up!, down!], { first: registered!.seq, last: registered!.seq });
+  assert.equal(reader.events().map((event) => event.version), [0]);
+  reader.event(up!);
+  reader.event(down!);
+  assert.equal(reader.events().map((event) => `${event.version}@${event.seq}`), [registered!, up!, down!].map((event) => `${event.version}@${event.seq}`));
+  assert.is(reader.get(id)!.statusInfo.status, 'DOWN');
+  assert.equal(changes.map((change) => change.event.version), [1, 2]);
+});
+
 test('applications group registered instances by name', async () => {
   const { registry } = await setup();
   const a = (await registry.register(reg({ healthUrl: 'http://a/health', metadata: { version: '0.2' } }))).id;
