@@ -9,6 +9,8 @@ import { messageOf, pause, type Client, type RedisLink } from './redis-link.js';
 
 /** How long one feed read waits for news before it asks again (and notices it should stop). */
 const BLOCK_MS = 1000;
+/** The least wait before a failed feed read is tried again. */
+const RETRY_PAUSE_MS = 100;
 /** How many entries one feed read takes, and how many instances one load step reads at once. */
 const BATCH = 1000;
 /** The feed's hard cap (entries); the maintenance job trims it by age long before this. */
@@ -173,6 +175,8 @@ export class RedisHistory implements EventLog {
       } catch (error) {
         if (this.#closed) return;
         if (!(error instanceof StoreUnavailableError)) this.options.log.error(`reading the change feed failed: ${messageOf(error)}`);
+        // Never at once again: an error Redis keeps giving would otherwise spin this loop.
+        await pause(RETRY_PAUSE_MS, this.#stopping.signal);
         await Promise.race([link.whenUp(), pause(BLOCK_MS, this.#stopping.signal)]);
         if (link.up) await this.#afterOutage().catch((problem: unknown) => this.options.log.warn(`catching up after the outage failed: ${messageOf(problem)}`));
       }

@@ -114,6 +114,12 @@ export class RedisLink {
 
   async #guarded<T>(what: string, pick: () => Client | undefined, work: (client: Client) => Promise<T>, timeoutMs: number): Promise<T> {
     const client = pick();
+    if (client && this.#up && !client.isReady) {
+      // One connection died on its own (node-redis does not reconnect it: that is the link's job):
+      // the link is down until every connection is made afresh, or this caller would retry forever.
+      this.#stale = true;
+      this.#down(new Error(`${what}: its connection to Redis is not ready`));
+    }
     if (!client || !this.#up || !client.isReady) throw new StoreUnavailableError(`Redis is unreachable (${this.where()})`);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_resolve, reject) => {

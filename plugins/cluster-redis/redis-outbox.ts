@@ -4,6 +4,8 @@ import { messageOf, pause, type RedisLink } from './redis-link.js';
 
 const GROUP = 'notify';
 const BLOCK_MS = 1000;
+/** The least wait before a failed outbox read is tried again. */
+const RETRY_PAUSE_MS = 100;
 const COUNT = 50;
 
 type StreamEntry = [id: string, fields: string[]];
@@ -110,6 +112,8 @@ export class RedisOutbox implements EventOutbox {
         if (!this.#running) return;
         // NOGROUP: the group is made at the next beat (Redis may have lost it).
         if (!(error instanceof StoreUnavailableError) && !messageOf(error).startsWith('NOGROUP')) options.log.warn(`reading the outbox failed: ${messageOf(error)}`);
+        // Never at once again: an error Redis keeps giving would otherwise spin this loop.
+        await pause(RETRY_PAUSE_MS, this.#stopping.signal);
         await Promise.race([link.whenUp(), pause(BLOCK_MS, this.#stopping.signal)]);
       }
     }
