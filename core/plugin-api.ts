@@ -38,6 +38,7 @@ export type { ConfigSchema } from '../config/validate.js';
 export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand } from './store/commands.js';
 export { endpointUrl, visibleEndpoints, applyEvent, emptyInstance } from './store/instance.js';
 export { compactionKind } from './store/held-events.js';
+export { storedEvent } from './store/event-shape.js';
 export { runSeqBase } from './store/seq-base.js';
 export { statusInfo, severity } from './store/status.js';
 export { duration, parseDuration } from '../config/duration.js';

@@ -71,7 +71,7 @@ export class EndpointDetector {
         const found = await settleBefore(strategy.detect(instance, signal), signal);
         if (found.length > 0) {
           this.log.debug(`endpoints of ${instance.id} detected by ${strategy.name}`, { count: found.length });
-          return found.map(({ id, url }) => ({ id, url }));
+          return found.map(({ id, url }) => ({ id: internId(id), url: url === instance.registration?.healthUrl ? instance.registration.healthUrl : url }));
         }
       } catch (error) {
         this.log.warn(`detection strategy ${strategy.name} failed for ${instance.id}: ${error instanceof Error ? error.message : String(error)}`);
@@ -80,6 +80,21 @@ export class EndpointDetector {
     // Nothing found: SBA records the health-only set, which is an event only if endpoints were known.
     return [];
   }
+}
+
+/**
+ * Endpoint ids are a handful of names (`health`, `info`, `env`, ...) that every instance repeats,
+ * but each detection reads them as new strings: ten of them per instance are ~260 bytes held per
+ * instance. The first few hundred distinct ids are shared; beyond that a strange fleet gets copies.
+ */
+const ids = new Map<string, string>();
+const MAX_SHARED_IDS = 512;
+
+function internId(id: string): string {
+  const shared = ids.get(id);
+  if (shared !== undefined) return shared;
+  if (ids.size < MAX_SHARED_IDS) ids.set(id, id);
+  return id;
 }
 
 /** Rejects when `signal` aborts, even if `work` never settles (a strategy that ignores its signal). */
