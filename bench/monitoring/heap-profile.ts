@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,6 +36,7 @@ try {
       await sleep(5000);
       console.log(`+${(Date.now() - started) / 1000} s ${JSON.stringify(memoryOf(daemon.pid!))}`);
     }
+    console.log(`resident memory by mapping (MB): ${residentByMapping(daemon.pid!)}`);
     daemon.kill('SIGUSR2');
     // The snapshot is written synchronously by the daemon; wait until its size settles.
     let last = -1;
@@ -53,4 +54,17 @@ try {
 } finally {
   await stopProcess(fleet);
   rmSync(config, { force: true });
+}
+
+/** Resident MB per kind of mapping from /proc/<pid>/smaps: malloc's heap, anonymous (V8's heap among them), files. */
+function residentByMapping(pid: number): string {
+  const sums = new Map<string, number>();
+  let current = 'anon';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) current = header[1] === '' ? 'anon' : header[1]!.startsWith('/') ? 'files' : header[1]!;
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) sums.set(current, (sums.get(current) ?? 0) + Number(rss[1]) / 1000);
+  }
+  return [...sums].sort((a, b) => b[1] - a[1]).map(([name, mb]) => `${name} ${mb.toFixed(1)}`).join(', ');
 }

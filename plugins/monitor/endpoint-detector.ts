@@ -52,7 +52,7 @@ export class EndpointDetector {
     const abort = () => deadline.abort();
     signal.addEventListener('abort', abort, { once: true });
     try {
-      const endpoints = this.foreign.filter(instance, await this.#chain(instance, deadline.signal));
+      const endpoints = compact(instance, this.foreign.filter(instance, await this.#chain(instance, deadline.signal)));
       // A cut-short chain proves nothing: keep the endpoints known so far.
       if (signal.aborted) return 'skipped';
       if (deadline.signal.aborted) return 'error';
@@ -71,7 +71,7 @@ export class EndpointDetector {
         const found = await settleBefore(strategy.detect(instance, signal), signal);
         if (found.length > 0) {
           this.log.debug(`endpoints of ${instance.id} detected by ${strategy.name}`, { count: found.length });
-          return found.map(({ id, url }) => ({ id: internId(id), url: url === instance.registration?.healthUrl ? instance.registration.healthUrl : url }));
+          return [...found];
         }
       } catch (error) {
         this.log.warn(`detection strategy ${strategy.name} failed for ${instance.id}: ${error instanceof Error ? error.message : String(error)}`);
@@ -83,18 +83,13 @@ export class EndpointDetector {
 }
 
 /**
- * Endpoint ids are a handful of names (`health`, `info`, `env`, ...) that every instance repeats,
- * but each detection reads them as new strings: ten of them per instance are ~260 bytes held per
- * instance. The first few hundred distinct ids are shared; beyond that a strange fleet gets copies.
+ * The endpoints as held, one small object each in an array of exactly their number (a filtered
+ * array keeps spare room), the health URL the registration's own string rather than a copy: an
+ * instance holds its endpoints for as long as it is registered (bench/REPORT.md, memory).
  */
-const ids = new Map<string, string>();
-const MAX_SHARED_IDS = 512;
-
-function internId(id: string): string {
-  const shared = ids.get(id);
-  if (shared !== undefined) return shared;
-  if (ids.size < MAX_SHARED_IDS) ids.set(id, id);
-  return id;
+function compact(instance: Instance, endpoints: readonly Endpoint[]): Endpoint[] {
+  const healthUrl = instance.registration?.healthUrl;
+  return endpoints.map(({ id, url }) => ({ id, url: url === healthUrl ? healthUrl : url }));
 }
 
 /** Rejects when `signal` aborts, even if `work` never settles (a strategy that ignores its signal). */

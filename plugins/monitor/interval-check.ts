@@ -131,7 +131,7 @@ export class IntervalCheck {
     if (this.#stopped) return;
     let entry = this.#entries.get(id);
     if (!entry) {
-      entry = { phase: phaseOf(id, this.#options.interval), failures: 0, lastAt: this.#clock.now() - this.#epoch, due: undefined, slot: undefined, running: undefined, again: false };
+      entry = { phase: phaseOf(id, this.#options.interval), failures: 0, lastAt: this.#offset(this.#clock.now()), due: undefined, slot: undefined, running: undefined, again: false };
       this.#entries.set(id, entry);
     }
     if (entry.running) {
@@ -150,7 +150,7 @@ export class IntervalCheck {
     if (this.#stopped || this.#entries.has(id)) return;
     const now = this.#clock.now();
     const phase = phaseOf(id, this.#options.interval);
-    const entry: Entry = { phase, failures: 0, lastAt: now - this.#epoch, due: undefined, slot: undefined, running: undefined, again: false };
+    const entry: Entry = { phase, failures: 0, lastAt: this.#offset(now), due: undefined, slot: undefined, running: undefined, again: false };
     this.#entries.set(id, entry);
     this.#schedule(id, entry, phase + Math.ceil((now - phase) / this.#options.interval) * this.#options.interval);
   }
@@ -210,7 +210,7 @@ export class IntervalCheck {
   #run(id: string, entry: Entry, at: number): void {
     const controller = new AbortController();
     entry.running = controller;
-    entry.lastAt = at - this.#epoch;
+    entry.lastAt = this.#offset(at);
     const { check, limiter, log, name, observe } = this.#options;
     let began = 0;
     limiter
@@ -252,8 +252,8 @@ export class IntervalCheck {
   #schedule(id: string, entry: Entry, due: number): void {
     // Never into a slot already passed: it would not be visited again.
     const slot = Math.max(this.#slotOf(due), this.#lastSlot + 1);
-    entry.due = due - this.#epoch;
-    entry.slot = slot - this.#slotOf(this.#epoch);
+    entry.due = this.#offset(due);
+    entry.slot = (slot - this.#slotOf(this.#epoch)) | 0;
     const bucket = this.#buckets.get(slot);
     if (bucket) bucket.add(id);
     else this.#buckets.set(slot, new Set([id]));
@@ -268,15 +268,24 @@ export class IntervalCheck {
     entry.slot = undefined;
   }
 
+  /**
+   * An instant as an offset from the epoch, made an int32 by `| 0`: a difference of two large
+   * numbers is a boxed double even when it is a small integer, and storing one would turn the
+   * field into a boxed-double field in every entry.
+   */
+  #offset(time: number): number {
+    return (time - this.#epoch) | 0;
+  }
+
   /** Moves the epoch to `now`, every entry's instants with it (once every few days). */
   #rebase(now: number): void {
     const shift = now - this.#epoch;
     const slotShift = this.#slotOf(now) - this.#slotOf(this.#epoch);
     this.#epoch = now;
     for (const entry of this.#entries.values()) {
-      entry.lastAt -= shift;
-      if (entry.due !== undefined) entry.due -= shift;
-      if (entry.slot !== undefined) entry.slot -= slotShift;
+      entry.lastAt = (entry.lastAt - shift) | 0;
+      if (entry.due !== undefined) entry.due = (entry.due - shift) | 0;
+      if (entry.slot !== undefined) entry.slot = (entry.slot - slotShift) | 0;
     }
   }
 
