@@ -107,7 +107,7 @@ async function measure(lines: readonly string[], instances: number, nodes: numbe
     const coverage = minimumCoverage(log, instances, from, to, COVERAGE_WINDOW_MS, COVERAGE_STEP_MS);
     const gaps = gapPercentiles(log, instances);
     const redisMb = redis ? memoryOf(redis.pid).rssMb : 0;
-    console.log(`  ${label}: coverage ${round(coverage.share)} (minimum over ${coverage.windows} windows of ${COVERAGE_WINDOW_MS / 1000} s), ${log.ids.length} checks in ${sec(to - from)} s; gaps p50 ${gaps.p50} ms, p99 ${gaps.p99} ms, max ${gaps.max} ms; fake fleet CPU ${pct(fleetUsage.cpuShare)}${redis ? `, Redis RSS ${mb(redisMb)} MB` : ''}`);
+    console.log(`  ${label}: coverage ${coverage.share} (minimum over ${coverage.windows} windows of ${COVERAGE_WINDOW_MS / 1000} s: ${Math.round(instances * (1 - coverage.share))} instances unchecked in the worst), ${log.ids.length} checks in ${sec(to - from)} s; gaps p50 ${gaps.p50} ms, p99 ${gaps.p99} ms, max ${gaps.max} ms; fake fleet CPU ${pct(fleetUsage.cpuShare)}${redis ? `, Redis RSS ${mb(redisMb)} MB` : ''}`);
     usages.forEach((usage, i) => console.log(`  ${label} n${i + 1}: CPU ${pct(usage.cpuShare)}, steady peak RSS ${mb(usage.peakRssMb)} MB, VmHWM ${mb(usage.hwmMb)} MB`));
     return {
       coverage: coverage.share,
