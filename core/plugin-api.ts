@@ -338,6 +338,8 @@ export interface HttpRoutes {
   readJson(req: VigilRequest): Promise<unknown>;
   /** Writes a JSON response. */
   sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void;
+  /** A JSON array of `view(item)` for each item, written in pieces as the socket takes them (large lists). */
+  sendJsonArray<T>(res: ServerResponse, status: number, items: readonly T[], view: (item: T) => unknown, headers?: Record<string, string>): Promise<void>;
   /** Writes the contract's JSON error body `{timestamp,status,error,message,path}`. */
   sendError(req: VigilRequest, res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void;
   /** Every route registered so far, as `METHOD /full/path` (for audits such as the auth sweep). */
