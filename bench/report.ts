@@ -16,10 +16,20 @@ surprise. What each benchmark does is described at the top of its \`bench/NAME/i
 |---|---|---|---|---|---|---|
 `;
 
+/** Where hand-written findings start; everything from this line on is kept as it is. */
+const NOTES = '\n## Notes';
+
+/** The hand-written part of an existing report (from `## Notes` on), or ''. */
+function notesOf(text: string): string {
+  const at = text.indexOf(NOTES);
+  return at < 0 ? '' : text.slice(at);
+}
+
 /** Rows of an existing report, by figure name, so a partial run keeps the others. */
 function existingRows(text: string): Map<string, string> {
   const rows = new Map<string, string>();
-  for (const line of text.split('\n')) {
+  const notes = text.indexOf(NOTES);
+  for (const line of (notes < 0 ? text : text.slice(0, notes)).split('\n')) {
     const name = /^\| `([^`]+)` \|/.exec(line)?.[1];
     if (name) rows.set(name, line);
   }
@@ -52,7 +62,7 @@ export function renderReport(previous: string, figures: readonly Figure[], ranOn
   const rows = existingRows(previous);
   if (declared) for (const name of rows.keys()) if (!declared.has(name)) rows.delete(name);
   for (const figure of figures) rows.set(figure.name, reportRow(figure, ranOn));
-  return `${HEADER}${[...rows.values()].join('\n')}\n`;
+  return `${HEADER}${[...rows.values()].join('\n')}\n${notesOf(previous)}`;
 }
 
 export function writeReport(figures: readonly Figure[], path = REPORT_PATH, declared?: ReadonlySet<string>, now = new Date()): void {

@@ -10,6 +10,7 @@ import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
 import { Router } from './http/router.js';
+import { sendJsonArray } from './http/json-array.js';
 import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
 import { LocalSharedState } from './contract/shared-state.js';
@@ -270,6 +271,7 @@ export class Kernel {
       trustOrigin: (trust) => router.trustOrigin(trust),
       readJson: (req) => readJsonBody(req),
       sendJson: (res, status, body, headers) => router.sendJson(res, status, body, headers),
+      sendJsonArray: (res, status, items, view, headers) => sendJsonArray(res, status, items, view, headers),
       sendError: (req, res, status, message, headers) => router.sendError(req, res, status, message, headers),
       routes: () => router.routes(),
       onResponse: (listener) => router.onResponse(listener),

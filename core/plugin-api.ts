@@ -38,6 +38,7 @@ export type { ConfigSchema } from '../config/validate.js';
 export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand } from './store/commands.js';
 export { endpointUrl, visibleEndpoints, applyEvent, emptyInstance } from './store/instance.js';
 export { compactionKind } from './store/held-events.js';
+export { storedEvent } from './store/event-shape.js';
 export { runSeqBase } from './store/seq-base.js';
 export { statusInfo, severity } from './store/status.js';
 export { duration, parseDuration } from '../config/duration.js';
@@ -338,6 +339,8 @@ export interface HttpRoutes {
   readJson(req: VigilRequest): Promise<unknown>;
   /** Writes a JSON response. */
   sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void;
+  /** A JSON array of `view(item)` for each item, written in pieces as the socket takes them (large lists). */
+  sendJsonArray<T>(res: ServerResponse, status: number, items: readonly T[], view: (item: T) => unknown, headers?: Record<string, string>): Promise<void>;
   /** Writes the contract's JSON error body `{timestamp,status,error,message,path}`. */
   sendError(req: VigilRequest, res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void;
   /** Every route registered so far, as `METHOD /full/path` (for audits such as the auth sweep). */

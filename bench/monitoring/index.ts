@@ -31,9 +31,12 @@ const COVERAGE_STEP_MS = 250;
 const DAEMON_NODE_OPTIONS = (process.env.BENCH_MONITORING_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 
 const COVERAGE: FigureSpec = { name: 'monitoring-coverage', target: 1, kind: 'min' };
-const CPU: FigureSpec = { name: 'monitoring-cpu', target: 0.5, kind: 'max', unit: 'share of one core' };
-const RSS: FigureSpec = { name: 'monitoring-rss', target: 400, kind: 'max', unit: 'MB' };
-export const figures = [COVERAGE, CPU, RSS];
+const CPU: FigureSpec = { name: 'monitoring-cpu', target: 0.25, kind: 'max', unit: 'share of one core' };
+/** The whole-life high-water mark (VmHWM): registering the fleet, detection and the steady state. */
+const RSS: FigureSpec = { name: 'monitoring-rss', target: 300, kind: 'max', unit: 'MB' };
+/** The steady state: the largest RSS sampled (every 250 ms) in the measured window, once the fleet is registered and settled. */
+const RSS_STEADY: FigureSpec = { name: 'monitoring-rss-steady', target: 200, kind: 'max', unit: 'MB' };
+export const figures = [COVERAGE, CPU, RSS, RSS_STEADY];
 
 /**
  * Monitoring at scale (issue 3): a fake fleet of N instances in a separate process, the daemon
@@ -56,6 +59,7 @@ export async function run(): Promise<Figure[]> {
       { ...CPU, value: daemon.cpuShare, baseline: `${baselineText}; daemon ${round(cpuRatio)}x the poller`, ratio: cpuRatio },
       // The high-water mark over the daemon's whole life, registering the fleet included, not only the steady state.
       { ...RSS, value: daemon.hwmMb, baseline: `${baselineText}; daemon peak RSS in the measured window ${Math.round(daemon.peakRssMb)} MB`, ratio: daemon.hwmMb / baseline.hwmMb },
+      { ...RSS_STEADY, value: daemon.peakRssMb, baseline: `${baselineText}; daemon whole-life high-water mark ${Math.round(daemon.hwmMb)} MB`, ratio: daemon.peakRssMb / baseline.peakRssMb },
     ];
   } finally {
     await stopProcess(fleet);

@@ -1,4 +1,5 @@
 import { VersionConflictError, type EventLog, type LogReceiver, type NewEvent } from '../contract/event-log.js';
+import { storedEvent } from './event-shape.js';
 import { runSeqBase } from './seq-base.js';
 import type { InstanceEvent } from './types.js';
 
@@ -26,7 +27,7 @@ export class MemoryEventLog implements EventLog {
     const last = this.#versions.get(event.instance) ?? -1;
     if (event.version <= last) throw new VersionConflictError(event.instance, last);
     this.#versions.set(event.instance, event.version);
-    const stored = Object.freeze({ ...event, seq: this.#nextSeq++ }) as InstanceEvent;
+    const stored = storedEvent(event, this.#nextSeq++);
     this.#receiver?.event(stored);
     return stored;
   }

@@ -49,6 +49,8 @@ export class InstanceRegistry implements LogReceiver {
   #firstSeq = 1;
   #lastSeq = 0;
   #lastTimestamp = 0;
+  /** The ISO form of `#lastTimestamp`: events of one millisecond share one string. */
+  #lastIso = '';
 
   constructor(private readonly bus: EventBus, private readonly options: RegistryOptions) {
     this.#now = options.now ?? Date.now;
@@ -237,8 +239,10 @@ export class InstanceRegistry implements LogReceiver {
 
   /** ISO timestamps that never go backwards on this node, so the history stays ordered by time too. */
   #timestamp(): string {
-    this.#lastTimestamp = Math.max(this.#now(), this.#lastTimestamp);
-    return new Date(this.#lastTimestamp).toISOString();
+    const now = Math.max(this.#now(), this.#lastTimestamp);
+    if (now !== this.#lastTimestamp || this.#lastIso === '') this.#lastIso = new Date(now).toISOString();
+    this.#lastTimestamp = now;
+    return this.#lastIso;
   }
 
   /** When a loaded deregistered instance left: its status timestamp, which DEREGISTERED sets. */

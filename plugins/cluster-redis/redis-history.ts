@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  StaleFenceError, StoreUnavailableError, VersionConflictError, compactionKind, runSeqBase,
+  StaleFenceError, StoreUnavailableError, VersionConflictError, compactionKind, runSeqBase, storedEvent,
   type EventLog, type Fence, type Instance, type InstanceEvent, type InstanceTransition, type Logger, type LogReceiver, type NewEvent,
 } from '../../core/plugin-api.js';
 import type { Keys } from './keys.js';
@@ -79,7 +79,7 @@ export class RedisHistory implements EventLog {
         FEED_MAX_LENGTH, event.type, change.before.statusInfo.status, change.after.statusInfo.status, event.timestamp,
         this.#incarnation, fence ? String(fence.token) : '', dereg,
       ]));
-      return Object.freeze({ ...event, seq: Number(seq) }) as InstanceEvent;
+      return storedEvent(event, Number(seq));
     } catch (error) {
       throw this.#scriptError(error, event.instance, fence);
     }
@@ -233,7 +233,7 @@ function fieldsOf(flat: readonly string[]): Fields {
 }
 
 function decodeEvent(fields: Fields): InstanceEvent {
-  return Object.freeze({ ...(JSON.parse(fields.e!) as NewEvent), seq: Number(fields.q) }) as InstanceEvent;
+  return storedEvent(JSON.parse(fields.e!) as NewEvent, Number(fields.q));
 }
 
 /** Stream ids `ms-n` compared as numbers. */

@@ -52,7 +52,7 @@ export class EndpointDetector {
     const abort = () => deadline.abort();
     signal.addEventListener('abort', abort, { once: true });
     try {
-      const endpoints = this.foreign.filter(instance, await this.#chain(instance, deadline.signal));
+      const endpoints = compact(instance, this.foreign.filter(instance, await this.#chain(instance, deadline.signal)));
       // A cut-short chain proves nothing: keep the endpoints known so far.
       if (signal.aborted) return 'skipped';
       if (deadline.signal.aborted) return 'error';
@@ -71,7 +71,7 @@ export class EndpointDetector {
         const found = await settleBefore(strategy.detect(instance, signal), signal);
         if (found.length > 0) {
           this.log.debug(`endpoints of ${instance.id} detected by ${strategy.name}`, { count: found.length });
-          return found.map(({ id, url }) => ({ id, url }));
+          return [...found];
         }
       } catch (error) {
         this.log.warn(`detection strategy ${strategy.name} failed for ${instance.id}: ${error instanceof Error ? error.message : String(error)}`);
@@ -80,6 +80,16 @@ export class EndpointDetector {
     // Nothing found: SBA records the health-only set, which is an event only if endpoints were known.
     return [];
   }
+}
+
+/**
+ * The endpoints as held, one small object each in an array of exactly their number (a filtered
+ * array keeps spare room), the health URL the registration's own string rather than a copy: an
+ * instance holds its endpoints for as long as it is registered (bench/REPORT.md, memory).
+ */
+function compact(instance: Instance, endpoints: readonly Endpoint[]): Endpoint[] {
+  const healthUrl = instance.registration?.healthUrl;
+  return endpoints.map(({ id, url }) => ({ id, url: url === healthUrl ? healthUrl : url }));
 }
 
 /** Rejects when `signal` aborts, even if `work` never settles (a strategy that ignores its signal). */

@@ -5,6 +5,26 @@ import { isJsonType, parseJsonObject } from './media-type.js';
 import { recordResult } from './record.js';
 
 const NO_INFO_STATUSES = new Set(['OFFLINE', 'UNKNOWN']);
+/** Bodies up to this size are looked up among the recent ones before being parsed. */
+const SHARED_BODY_BYTES = 4096;
+const SHARED_BODIES = 256;
+
+/**
+ * Instances of one build mostly answer the very same info body; each one parsed apart is ~400
+ * bytes held per instance in objects and strings. The same text yields the same (never changed)
+ * object; the table is bounded, and emptied when full.
+ */
+const recentBodies = new Map<string, Record<string, unknown> | undefined>();
+
+function sharedInfo(body: Buffer): Record<string, unknown> | undefined {
+  if (body.length > SHARED_BODY_BYTES) return parseJsonObject(body);
+  const text = body.toString('latin1');
+  if (recentBodies.has(text)) return recentBodies.get(text);
+  const parsed = parseJsonObject(body);
+  if (recentBodies.size >= SHARED_BODIES) recentBodies.clear();
+  recentBodies.set(text, parsed);
+  return parsed;
+}
 
 /**
  * SBA's InfoUpdater: reads the `info` endpoint of an instance that has one and is reachable.
@@ -27,7 +47,7 @@ export class InfoUpdater {
     let outcome: CheckOutcome = 'ok';
     try {
       const response = await this.client.request(instance, url, { endpointId: 'info', signal, maxBodyBytes: this.maxBodyBytes });
-      if (response.status >= 200 && response.status < 300 && isJsonType(response.contentType)) info = parseJsonObject(response.body) ?? {};
+      if (response.status >= 200 && response.status < 300 && isJsonType(response.contentType)) info = sharedInfo(response.body) ?? {};
     } catch (error) {
       if (signal.aborted || isAbort(error)) return 'skipped';
       outcome = 'error';

@@ -25,6 +25,16 @@ export interface InstanceClientOptions {
 
 type Body = Dispatcher.ResponseData['body'];
 
+/** How often calls in flight are looked at for their deadline: a time-out fires up to this late. */
+const SWEEP_MS = 50;
+
+/** One attempt in flight: what aborts it, and when it times out (`performance.now()` ms). */
+interface Call {
+  readonly controller: AbortController;
+  readonly deadline: number;
+  timedOut: boolean;
+}
+
 /**
  * The one way Vigil calls instances (`INSTANCE_HTTP`): a shared keep-alive agent capped per
  * origin and made by the kernel's outbound policy (SSRF protection, User-Agent), the instance's
@@ -38,7 +48,13 @@ export class InstanceClient implements InstanceHttpClient {
    * The controller of every attempt in flight, so one listener on the shutdown signal aborts them
    * all. An InFlight list rather than a Set, which would age every check into the old generation.
    */
-  readonly #inFlight = new InFlight<AbortController>();
+  readonly #inFlight = new InFlight<Call>();
+  /**
+   * One timer for every call's deadline, running while calls are in flight, instead of a
+   * setTimeout per attempt: a timer armed and cleared per call, thousands of times a second,
+   * roughly doubled what each check promoted to the old generation (bench/REPORT.md, memory).
+   */
+  #sweeper: NodeJS.Timeout | undefined;
 
   #options: InstanceClientOptions;
 
@@ -51,7 +67,7 @@ export class InstanceClient implements InstanceHttpClient {
     // under bench/monitoring: most of each check ended up in the old generation). It also walks
     // its whole listener list on every add.
     options.signal?.addEventListener('abort', () => {
-      for (const controller of this.#inFlight.snapshot()) controller.abort();
+      for (const call of this.#inFlight.snapshot()) call.controller.abort();
     }, { once: true });
   }
 
@@ -81,7 +97,28 @@ export class InstanceClient implements InstanceHttpClient {
 
   /** Ends every connection; calls still running fail. */
   async close(): Promise<void> {
+    this.#stopSweeping();
     await this.#agent.destroy();
+  }
+
+  /** Aborts the calls past their deadline; stops once nothing is in flight. */
+  #sweep(): void {
+    if (this.#inFlight.size === 0) {
+      this.#stopSweeping();
+      return;
+    }
+    const now = performance.now();
+    for (const call of this.#inFlight.snapshot()) {
+      if (!call.timedOut && now >= call.deadline) {
+        call.timedOut = true;
+        call.controller.abort();
+      }
+    }
+  }
+
+  #stopSweeping(): void {
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
   }
 
   #headersFor(instance: Instance, url: string, given: Readonly<Record<string, string>> | undefined): Record<string, string> {
@@ -97,18 +134,18 @@ export class InstanceClient implements InstanceHttpClient {
   }
 
   async #once(url: string, method: string, headers: Record<string, string>, timeout: number, maxBodyBytes: number, signal: AbortSignal | undefined): Promise<InstanceResponse> {
-    // One controller per attempt: our own timer (headers AND body), the caller's signal, shutdown.
+    // One controller per attempt: the deadline (headers AND body), the caller's signal, shutdown.
     // A plain listener instead of AbortSignal.any, which leaks on long-lived signals in Node 20.
     const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeout);
+    const call: Call = { controller, deadline: performance.now() + timeout, timedOut: false };
     const abort = () => controller.abort();
     if (signal?.aborted || this.#options.signal?.aborted) controller.abort();
     else signal?.addEventListener('abort', abort, { once: true });
-    const done = this.#inFlight.add(controller);
+    const done = this.#inFlight.add(call);
+    if (!this.#sweeper) {
+      this.#sweeper = setInterval(() => this.#sweep(), SWEEP_MS);
+      this.#sweeper.unref();
+    }
     try {
       if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted');
       const response = await request(url, { dispatcher: this.#agent, method: method as Dispatcher.HttpMethod, headers, signal: controller.signal });
@@ -116,11 +153,10 @@ export class InstanceClient implements InstanceHttpClient {
       const flat = flattenHeaders(response.headers);
       return { status: response.statusCode, headers: flat, contentType: flat['content-type'] ?? '', body };
     } catch (error) {
-      if (timedOut) throw new InstanceCallError('ETIMEDOUT', `no complete answer within ${timeout} ms`, { cause: error });
+      if (call.timedOut) throw new InstanceCallError('ETIMEDOUT', `no complete answer within ${timeout} ms`, { cause: error });
       if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted', { cause: error });
       throw toCallError(error);
     } finally {
-      clearTimeout(timer);
       signal?.removeEventListener('abort', abort);
       done();
     }

@@ -30,15 +30,23 @@ export interface IntervalCheckOptions extends Cadence {
   readonly observe?: (outcome: 'ok' | 'error', seconds: number) => void;
 }
 
+/**
+ * Entries keep their instants in ms after the check's epoch, not since 1970: a small integer is
+ * stored inside the object, while an epoch-sized one is a separate 12-byte number box per field,
+ * ~240 bytes per instance over the three checks (bench/REPORT.md, memory per instance). The epoch
+ * moves forward every few days so the offsets stay small.
+ */
+const REBASE_AFTER_MS = 2 ** 28;
+
 interface Entry {
   /** Changes only when the interval does (reload). */
   phase: number;
   failures: number;
-  /** When the latest check was due (periodic) or asked for (event): the age of its result counts from here. */
+  /** When the latest check was due (periodic) or asked for (event), after the epoch: the age of its result counts from here. */
   lastAt: number;
-  /** When the next periodic check is due, once scheduled. */
+  /** When the next periodic check is due, after the epoch, once scheduled. */
   due: number | undefined;
-  /** The wheel bucket holding the entry while scheduled. */
+  /** The wheel bucket holding the entry while scheduled, counted from the epoch's bucket. */
   slot: number | undefined;
   /** The running check's controller: aborting it cancels the call (deregistration, stop). */
   running: AbortController | undefined;
@@ -60,6 +68,8 @@ export class IntervalCheck {
   #granularity: number;
   readonly #clock: Clock;
   #lastSlot = 0;
+  /** What entries' instants count from. */
+  #epoch: number;
   #cancelTimer: (() => void) | undefined;
   #stopped = false;
 
@@ -67,6 +77,7 @@ export class IntervalCheck {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#granularity = granularityOf(options.interval);
+    this.#epoch = this.#clock.now();
     this.#lastSlot = this.#slotOf(this.#clock.now()) - 1;
   }
 
@@ -120,7 +131,7 @@ export class IntervalCheck {
     if (this.#stopped) return;
     let entry = this.#entries.get(id);
     if (!entry) {
-      entry = { phase: phaseOf(id, this.#options.interval), failures: 0, lastAt: this.#clock.now(), due: undefined, slot: undefined, running: undefined, again: false };
+      entry = { phase: phaseOf(id, this.#options.interval), failures: 0, lastAt: this.#offset(this.#clock.now()), due: undefined, slot: undefined, running: undefined, again: false };
       this.#entries.set(id, entry);
     }
     if (entry.running) {
@@ -142,7 +153,7 @@ export class IntervalCheck {
     const now = this.#clock.now();
     const { interval } = this.#options;
     const phase = phaseOf(id, interval);
-    const entry: Entry = { phase, failures: 0, lastAt: now, due: undefined, slot: undefined, running: undefined, again: false };
+    const entry: Entry = { phase, failures: 0, lastAt: this.#offset(now), due: undefined, slot: undefined, running: undefined, again: false };
     this.#entries.set(id, entry);
     const next = phase + Math.ceil((now - phase) / interval) * interval;
     // Made late, the missed check counts as the one due then: the next stays on the phase.
@@ -172,13 +183,15 @@ export class IntervalCheck {
   /** What the scheduler knows of one instance (for tests and diagnostics). */
   stateOf(id: string): { readonly failures: number; readonly due: number | undefined; readonly running: boolean } | undefined {
     const entry = this.#entries.get(id);
-    return entry && { failures: entry.failures, due: entry.due, running: entry.running !== undefined };
+    return entry && { failures: entry.failures, due: entry.due === undefined ? undefined : entry.due + this.#epoch, running: entry.running !== undefined };
   }
 
   /** Runs the checks whose slot has come. Called by the timer; public so tests can drive a fake clock. */
   tick(): void {
     if (this.#stopped) return;
-    const current = this.#slotOf(this.#clock.now());
+    const now = this.#clock.now();
+    if (now - this.#epoch > REBASE_AFTER_MS) this.#rebase(now);
+    const current = this.#slotOf(now);
     // After a long stall walking every empty slot costs more than looking at the few buckets.
     const slots = current - this.#lastSlot > this.#buckets.size
       ? [...this.#buckets.keys()].filter((slot) => slot <= current).sort((a, b) => a - b)
@@ -191,7 +204,7 @@ export class IntervalCheck {
       for (const id of bucket) {
         const entry = this.#entries.get(id);
         if (!entry || entry.running) continue;
-        const due = entry.due!;
+        const due = entry.due! + this.#epoch;
         entry.due = undefined;
         entry.slot = undefined;
         // The slot may come up to one granularity before the due instant; the cadence counts from the due one.
@@ -203,7 +216,7 @@ export class IntervalCheck {
   #run(id: string, entry: Entry, at: number): void {
     const controller = new AbortController();
     entry.running = controller;
-    entry.lastAt = at;
+    entry.lastAt = this.#offset(at);
     const { check, limiter, log, name, observe } = this.#options;
     let began = 0;
     limiter
@@ -239,14 +252,14 @@ export class IntervalCheck {
       this.#run(id, entry, now);
       return;
     }
-    this.#schedule(id, entry, nextDue(entry.lastAt, now, entry.failures, entry.phase, this.#options, this.#granularity));
+    this.#schedule(id, entry, nextDue(entry.lastAt + this.#epoch, now, entry.failures, entry.phase, this.#options, this.#granularity));
   }
 
   #schedule(id: string, entry: Entry, due: number): void {
     // Never into a slot already passed: it would not be visited again.
     const slot = Math.max(this.#slotOf(due), this.#lastSlot + 1);
-    entry.due = due;
-    entry.slot = slot;
+    entry.due = this.#offset(due);
+    entry.slot = (slot - this.#slotOf(this.#epoch)) | 0;
     const bucket = this.#buckets.get(slot);
     if (bucket) bucket.add(id);
     else this.#buckets.set(slot, new Set([id]));
@@ -254,10 +267,32 @@ export class IntervalCheck {
 
   #unschedule(id: string, entry: Entry): void {
     if (entry.slot === undefined) return;
-    const bucket = this.#buckets.get(entry.slot);
-    if (bucket?.delete(id) && bucket.size === 0) this.#buckets.delete(entry.slot);
+    const slot = entry.slot + this.#slotOf(this.#epoch);
+    const bucket = this.#buckets.get(slot);
+    if (bucket?.delete(id) && bucket.size === 0) this.#buckets.delete(slot);
     entry.due = undefined;
     entry.slot = undefined;
+  }
+
+  /**
+   * An instant as an offset from the epoch, made an int32 by `| 0`: a difference of two large
+   * numbers is a boxed double even when it is a small integer, and storing one would turn the
+   * field into a boxed-double field in every entry.
+   */
+  #offset(time: number): number {
+    return (time - this.#epoch) | 0;
+  }
+
+  /** Moves the epoch to `now`, every entry's instants with it (once every few days). */
+  #rebase(now: number): void {
+    const shift = now - this.#epoch;
+    const slotShift = this.#slotOf(now) - this.#slotOf(this.#epoch);
+    this.#epoch = now;
+    for (const entry of this.#entries.values()) {
+      entry.lastAt = (entry.lastAt - shift) | 0;
+      if (entry.due !== undefined) entry.due = (entry.due - shift) | 0;
+      if (entry.slot !== undefined) entry.slot = (entry.slot - slotShift) | 0;
+    }
   }
 
   #slotOf(time: number): number {

@@ -8,7 +8,10 @@
 export function phaseOf(id: string, interval: number): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i += 1) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  return hash % Math.max(1, Math.floor(interval));
+  const phase = hash % Math.max(1, Math.floor(interval));
+  // As an int32 when it fits: the modulo of a large hash is a boxed double even when small, and
+  // the scheduler holds one phase per instance and kind of check.
+  return phase <= 0x3fffffff ? phase | 0 : phase;
 }
 
 /**

@@ -1,9 +1,7 @@
 import { HttpError, type PluginContext } from '../../core/plugin-api.js';
 
 export function applicationRoutes({ http, instances, views, bus, log }: PluginContext<unknown>): void {
-  http.route('GET', '/applications', (_req, res) => {
-    http.sendJson(res, 200, instances.applications().map(views.application));
-  });
+  http.route('GET', '/applications', (_req, res) => http.sendJsonArray(res, 200, instances.applications(), views.application));
 
   http.route('GET', '/applications/:name', (req, res) => {
     const application = instances.application(req.params.name!);

@@ -36,4 +36,15 @@ test('given the figures still declared, the rows of retired ones are dropped', (
   assert.is(renderReport(first, [], 'tuesday, box'), first, 'without the declared set nothing is dropped');
 });
 
+test('the hand-written notes after the table stay as they are, and their tables are not rows', () => {
+  const notes = '\n## Notes\n\nFindings.\n\n| `monitoring-cpu` | a table in the notes |\n';
+  const first = renderReport('', [cpu], 'monday, box') + notes;
+  const second = renderReport(first, [{ ...cpu, value: 0.3 }, fanout], 'tuesday, box');
+  assert.ok(second.endsWith(notes));
+  assert.equal(second.slice(0, second.indexOf('\n## Notes')).split('\n').filter((line) => line.startsWith('| `')), [
+    reportRow({ ...cpu, value: 0.3 }, 'tuesday, box'),
+    reportRow(fanout, 'tuesday, box'),
+  ]);
+});
+
 test.run();

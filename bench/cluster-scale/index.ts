@@ -1,0 +1,148 @@
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startRedis } from '../../test/support/redis-server.js';
+import { findBinary } from '../../test/support/binaries.js';
+import { gapPercentiles, minimumCoverage, type HealthLog } from '../monitoring/coverage.js';
+import type { FleetReply, FleetRequest } from '../monitoring/fleet-protocol.js';
+import { ask, freePort, registerFleet, startChild, startDaemon, waitForFleet } from '../monitoring/harness.js';
+import { ProcessMeter, memoryOf } from '../monitoring/proc-stats.js';
+import { machine, round, stopProcess, type Figure, type FigureSpec } from '../support.js';
+
+const INSTANCES = Number(process.env.BENCH_CLUSTER_SCALE_N ?? 45_000);
+const SECONDS = Number(process.env.BENCH_CLUSTER_SCALE_SECONDS ?? 30);
+const NODES = 3;
+/**
+ * 45,000 instances on one fake-fleet process: 4,500 health calls a second, each node holding at
+ * most 8 keep-alive connections per origin. Twelve ports give every node 96 connections to
+ * spread its share over, and the fleet 288 sockets at most, far below any fd limit.
+ */
+const PORTS = Number(process.env.BENCH_CLUSTER_SCALE_PORTS ?? 12);
+// The defaults a user runs with (monitor and cluster-redis).
+const STATUS_INTERVAL_MS = 10_000;
+const HEARTBEAT_INTERVAL_MS = 2000;
+const COVERAGE_WINDOW_MS = STATUS_INTERVAL_MS + 1000;
+const COVERAGE_STEP_MS = 250;
+const PLUGINS = 'plugins: [rest-api, sse, proxy, monitor, detect-index, detect-probe]';
+
+const COVERAGE: FigureSpec = { name: 'cluster-scale-coverage', target: 1, kind: 'min' };
+const NODE_RSS: FigureSpec = { name: 'cluster-scale-node-rss-mb', target: 300, kind: 'max', unit: 'MB' };
+export const figures = [COVERAGE, NODE_RSS];
+
+const here = join(tmpdir(), `vigil-bench-cluster-scale-${process.pid}`);
+const fleetScript = new URL('../monitoring/fake-fleet.js', import.meta.url).pathname;
+
+/**
+ * Issue 20, scale out: N instances across three nodes sharing one Redis, at the default
+ * intervals, against the same run's one in-memory node monitoring its per-node share (N / 3).
+ * Coverage: every instance checked within interval + 1 s in every window of the measured stretch.
+ * Node RSS: the whole-life high-water mark (VmHWM) of the largest node.
+ */
+export async function run(): Promise<Figure[]> {
+  const redisServer = findBinary('redis-server', 'apt-get install redis-server').path;
+  if (!redisServer) throw new Error('redis-server is not installed (apt-get install redis-server)');
+  const share = Math.round(INSTANCES / NODES);
+  console.log(`cluster-scale: ${INSTANCES} instances on ${NODES} nodes + Redis vs one in-memory node with ${share}; ${PORTS} fleet ports; open-files limit ${openFilesLimit()}; ${machine()}`);
+  const single = await measure([PLUGINS], share, 1);
+  const cluster = await measure([PLUGINS.replace(']', ', cluster-redis]')], INSTANCES, NODES, redisServer);
+  const singleText = `one in-memory node with ${share} instances (the per-node share): coverage ${round(single.coverage)}, VmHWM ${mb(single.hwmMb[0]!)} MB, steady peak ${mb(single.steadyMb[0]!)} MB, CPU ${pct(single.cpuShare[0]!)}`;
+  const nodesText = cluster.hwmMb.map((hwm, i) => `n${i + 1} VmHWM ${mb(hwm)} MB, steady ${mb(cluster.steadyMb[i]!)} MB, CPU ${pct(cluster.cpuShare[i]!)}`).join('; ');
+  const largest = Math.max(...cluster.hwmMb);
+  return [
+    { ...COVERAGE, value: cluster.coverage, ratio: cluster.coverage / single.coverage, baseline: `${singleText}; cluster gaps p99 ${cluster.gapP99} ms, max ${cluster.gapMax} ms` },
+    { ...NODE_RSS, value: largest, ratio: largest / single.hwmMb[0]!, baseline: `${singleText}; ${nodesText}; Redis ${mb(cluster.redisMb)} MB` },
+  ];
+}
+
+interface Measured {
+  readonly coverage: number;
+  readonly hwmMb: number[];
+  readonly steadyMb: number[];
+  readonly cpuShare: number[];
+  readonly redisMb: number;
+  readonly gapP99: number;
+  readonly gapMax: number;
+}
+
+/** `nodes` daemons (with cluster-redis when `redisServer` is given) monitoring `instances`; the steady window's figures. */
+async function measure(lines: readonly string[], instances: number, nodes: number, redisServer?: string): Promise<Measured> {
+  const label = nodes === 1 ? 'single' : 'cluster';
+  const redis = redisServer ? await startRedis(redisServer) : undefined;
+  const fleet = await startChild(fleetScript, [String(instances), String(PORTS)]);
+  const daemons: ChildProcess[] = [];
+  const files: string[] = [];
+  try {
+    const { ports } = await ask<FleetRequest, FleetReply, 'ready'>(fleet, undefined, 'ready');
+    const urls: string[] = [];
+    for (let n = 1; n <= nodes; n += 1) {
+      const file = `${here}-${label}-n${n}.yaml`;
+      const cluster = redis ? [`cluster-redis: { url: "${redis.url}", node-id: n${n} }`] : [];
+      writeFileSync(file, ['host: 127.0.0.1', 'log-level: warn', ...lines, ...cluster, ''].join('\n'));
+      files.push(file);
+      const port = await freePort();
+      daemons.push(await startDaemon(file, port));
+      urls.push(`http://127.0.0.1:${port}`);
+    }
+    if (redis) await sleep(HEARTBEAT_INTERVAL_MS * 2);
+    const started = Date.now();
+    await registerFleet(urls, ports, instances);
+    const registered = Date.now();
+    await waitForFleet(fleet, instances);
+    console.log(`  ${label}: registered ${instances} in ${sec(registered - started)} s, all seen with info after ${sec(Date.now() - started)} s; RSS ${daemons.map((d) => mb(memoryOf(d.pid!).rssMb)).join(', ')} MB`);
+    // The registration-triggered checks were off phase; from two intervals on it is the steady state.
+    await sleep(2 * STATUS_INTERVAL_MS);
+
+    await ask<FleetRequest, FleetReply, 'recording'>(fleet, { type: 'record', on: true }, 'recording');
+    const from = Date.now();
+    const meters = daemons.map((daemon) => new ProcessMeter(daemon.pid!));
+    const fleetMeter = new ProcessMeter(fleet.pid!);
+    await sleep(SECONDS * 1000);
+    const usages = meters.map((meter) => meter.stop());
+    const fleetUsage = fleetMeter.stop();
+    const to = Date.now();
+    await ask<FleetRequest, FleetReply, 'recording'>(fleet, { type: 'record', on: false }, 'recording');
+    const log: HealthLog = await ask<FleetRequest, FleetReply, 'dump'>(fleet, { type: 'dump' }, 'dump');
+    const coverage = minimumCoverage(log, instances, from, to, COVERAGE_WINDOW_MS, COVERAGE_STEP_MS);
+    const gaps = gapPercentiles(log, instances);
+    const redisMb = redis ? memoryOf(redis.pid).rssMb : 0;
+    console.log(`  ${label}: coverage ${coverage.share} (minimum over ${coverage.windows} windows of ${COVERAGE_WINDOW_MS / 1000} s: ${Math.round(instances * (1 - coverage.share))} instances unchecked in the worst), ${log.ids.length} checks in ${sec(to - from)} s; gaps p50 ${gaps.p50} ms, p99 ${gaps.p99} ms, max ${gaps.max} ms; fake fleet CPU ${pct(fleetUsage.cpuShare)}${redis ? `, Redis RSS ${mb(redisMb)} MB` : ''}`);
+    usages.forEach((usage, i) => console.log(`  ${label} n${i + 1}: CPU ${pct(usage.cpuShare)}, steady peak RSS ${mb(usage.peakRssMb)} MB, VmHWM ${mb(usage.hwmMb)} MB`));
+    return {
+      coverage: coverage.share,
+      hwmMb: usages.map((usage) => usage.hwmMb),
+      steadyMb: usages.map((usage) => usage.peakRssMb),
+      cpuShare: usages.map((usage) => usage.cpuShare),
+      redisMb,
+      gapP99: gaps.p99,
+      gapMax: gaps.max,
+    };
+  } finally {
+    await Promise.all(daemons.map(stopProcess));
+    await stopProcess(fleet);
+    await redis?.stop();
+    for (const file of files) rmSync(file, { force: true });
+  }
+}
+
+/** The soft limit on open files this run inherits (`ulimit -n`), for the record. */
+function openFilesLimit(): string {
+  try {
+    return execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function mb(value: number): number {
+  return Math.round(value);
+}
+
+function pct(share: number): string {
+  return `${round(share * 100)}%`;
+}
+
+function sec(ms: number): number {
+  return round(ms / 1000);
+}
