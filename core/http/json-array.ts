@@ -13,12 +13,19 @@ const PIECE_CHARS = 64 * 1024;
 export async function sendJsonArray<T>(res: ServerResponse, status: number, items: readonly T[], view: (item: T) => unknown, headers: Record<string, string> = {}): Promise<void> {
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   let piece = '[';
-  for (let i = 0; i < items.length; i += 1) {
-    piece += (i === 0 ? '' : ',') + JSON.stringify(view(items[i]!));
-    if (piece.length < PIECE_CHARS) continue;
-    const more = res.write(piece);
-    piece = '';
-    if (!more && !(await drained(res))) return;
+  try {
+    for (let i = 0; i < items.length; i += 1) {
+      piece += (i === 0 ? '' : ',') + JSON.stringify(view(items[i]!));
+      if (piece.length < PIECE_CHARS) continue;
+      const more = res.write(piece);
+      piece = '';
+      if (!more && !(await drained(res))) return;
+    }
+  } catch (error) {
+    // Half an array is already on the wire: the client must see a cut connection, never a
+    // truncated body that parses as something else, or an error body after it.
+    res.destroy(error instanceof Error ? error : new Error(String(error)));
+    return;
   }
   res.end(`${piece}]`);
 }

@@ -67,4 +67,24 @@ test('a client that goes away before reading ends the writer instead of leaving 
   await finished;
 });
 
+test('a view that throws mid-array cuts the connection: the client never gets a body that parses', async () => {
+  server = createServer((_req, res) => {
+    void sendJsonArray(res, 200, Array.from({ length: 5_000 }, (_, i) => i), (n) => {
+      if (n === 4_000) throw new Error('view failed');
+      return { n, text: 'x'.repeat(100) };
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const outcome = await new Promise<string>((resolve) => {
+    request({ host: '127.0.0.1', port, path: '/' }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+      res.on('error', (error: Error) => resolve(`error ${error.message} after ${text.length} chars`));
+      res.on('end', () => resolve(`end ${text.length} chars`));
+    }).on('error', (error) => resolve(`error ${error.message}`)).end();
+  });
+  assert.match(outcome, /^error /);
+});
+
 test.run();
