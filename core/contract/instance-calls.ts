@@ -69,6 +69,12 @@ export interface InstanceRequestOptions {
   readonly endpointId?: string;
   /** Bodies larger than this are cut off and the call fails; a lying instance cannot exhaust memory. */
   readonly maxBodyBytes?: number;
+  /**
+   * A limit in ms over all attempts together, counted from when the first is sent (time spent
+   * waiting for a connection to the instance's origin does not count): past it the call fails
+   * with code `ECUTOFF` and is not retried. Each attempt still has its own time-out.
+   */
+  readonly cutOff?: number;
 }
 
 export interface InstanceResponse {
@@ -83,7 +89,7 @@ export interface InstanceResponse {
 /**
  * Calls to instances, provided by the `monitor` plugin under `INSTANCE_HTTP`: one shared
  * keep-alive agent, the instance's credentials, the per-request timeout covering headers and
- * body, and retries for reads. It rejects on connection failure or timeout (the error's `code`
+ * body (counted from when the request is sent, not while it waits for a connection), and retries for reads. It rejects on connection failure or timeout (the error's `code`
  * tells which), and never for an HTTP status.
  */
 export interface InstanceHttpClient {

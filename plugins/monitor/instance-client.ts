@@ -2,6 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import { InFlight, StreamTooLargeError, collectStream, type Instance, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
 import { DEFAULT_ACCEPT } from './media-type.js';
+import { OriginGate, originOf } from './origin-gate.js';
 
 /** Health and info bodies are small; a lying instance must not make Vigil buffer 100 MB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -28,11 +29,19 @@ type Body = Dispatcher.ResponseData['body'];
 /** How often calls in flight are looked at for their deadline: a time-out fires up to this late. */
 const SWEEP_MS = 50;
 
-/** One attempt in flight: what aborts it, and when it times out (`performance.now()` ms). */
+/** One attempt in flight: what aborts it, and when it times out (`performance.now()` ms; none while it waits for its origin). */
 interface Call {
   readonly controller: AbortController;
-  readonly deadline: number;
+  deadline: number;
+  /** Whether the deadline is the cut-off over all attempts rather than this attempt's time-out. */
+  cut: boolean;
   timedOut: boolean;
+}
+
+/** A call's cut-off over all its attempts, counted from when the first was sent. */
+interface CutOff {
+  readonly ms: number;
+  from: number | undefined;
 }
 
 /**
@@ -49,6 +58,8 @@ export class InstanceClient implements InstanceHttpClient {
    * all. An InFlight list rather than a Set, which would age every check into the old generation.
    */
   readonly #inFlight = new InFlight<Call>();
+  /** Calls wait here for a connection to their origin, not in the agent's queue, so their time-outs start when they are sent. */
+  readonly #gate: OriginGate;
   /**
    * One timer for every call's deadline, running while calls are in flight, instead of a
    * setTimeout per attempt: a timer armed and cleared per call, thousands of times a second,
@@ -61,6 +72,7 @@ export class InstanceClient implements InstanceHttpClient {
   constructor(options: InstanceClientOptions) {
     this.#options = options;
     this.#agent = options.outbound.createAgent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 10_000 });
+    this.#gate = new OriginGate(options.connectionsPerOrigin);
     // One listener for the client's lifetime rather than one per call: Node's EventTarget keeps a
     // removed listener linked to the next one, so thousands of calls a second through one
     // long-lived signal chain every finished call to the next and none dies young (measured
@@ -83,13 +95,14 @@ export class InstanceClient implements InstanceHttpClient {
     const headers = this.#headersFor(instance, url, options.headers);
     const timeout = this.#options.timeouts[endpointId] ?? this.#options.defaultTimeout;
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const cutOff: CutOff | undefined = options.cutOff ? { ms: options.cutOff, from: undefined } : undefined;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.#once(url, method, headers, timeout, maxBodyBytes, options.signal);
+        return await this.#once(url, method, headers, timeout, maxBodyBytes, options.signal, cutOff);
       } catch (error) {
         const failure = toCallError(error);
-        // An abort is the caller's decision and an oversized body would only come again.
-        const retryable = failure.code !== 'EABORTED' && failure.code !== 'EBODYTOOLARGE';
+        // An abort is the caller's decision, an oversized body would only come again, and past the cut-off no time is left.
+        const retryable = failure.code !== 'EABORTED' && failure.code !== 'EBODYTOOLARGE' && failure.code !== 'ECUTOFF';
         if (attempt >= attempts || !retryable) throw failure;
       }
     }
@@ -133,32 +146,59 @@ export class InstanceClient implements InstanceHttpClient {
     return headers;
   }
 
-  async #once(url: string, method: string, headers: Record<string, string>, timeout: number, maxBodyBytes: number, signal: AbortSignal | undefined): Promise<InstanceResponse> {
+  async #once(url: string, method: string, headers: Record<string, string>, timeout: number, maxBodyBytes: number, signal: AbortSignal | undefined, cutOff: CutOff | undefined): Promise<InstanceResponse> {
     // One controller per attempt: the deadline (headers AND body), the caller's signal, shutdown.
     // A plain listener instead of AbortSignal.any, which leaks on long-lived signals in Node 20.
     const controller = new AbortController();
-    const call: Call = { controller, deadline: performance.now() + timeout, timedOut: false };
+    const call: Call = { controller, deadline: Number.POSITIVE_INFINITY, cut: false, timedOut: false };
     const abort = () => controller.abort();
     if (signal?.aborted || this.#options.signal?.aborted) controller.abort();
     else signal?.addEventListener('abort', abort, { once: true });
     const done = this.#inFlight.add(call);
-    if (!this.#sweeper) {
-      this.#sweeper = setInterval(() => this.#sweep(), SWEEP_MS);
-      this.#sweeper.unref();
-    }
+    const origin = originOf(url);
+    let admitted = false;
     try {
       if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted');
+      const waiting = this.#gate.enter(origin, controller.signal);
+      if (waiting) await waiting;
+      admitted = true;
+      this.#startDeadline(call, timeout, cutOff);
       const response = await request(url, { dispatcher: this.#agent, method: method as Dispatcher.HttpMethod, headers, signal: controller.signal });
       const body = await readLimited(response.body, maxBodyBytes, response.headers['content-length']);
       const flat = flattenHeaders(response.headers);
       return { status: response.statusCode, headers: flat, contentType: flat['content-type'] ?? '', body };
     } catch (error) {
+      if (call.timedOut && call.cut) throw new InstanceCallError('ECUTOFF', `no complete answer within ${cutOff!.ms} ms of the first attempt`, { cause: error });
       if (call.timedOut) throw new InstanceCallError('ETIMEDOUT', `no complete answer within ${timeout} ms`, { cause: error });
       if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted', { cause: error });
       throw toCallError(error);
     } finally {
+      if (admitted) this.#gate.leave(origin);
       signal?.removeEventListener('abort', abort);
       done();
+    }
+  }
+
+  /** The attempt is about to be sent: its time-out, or the call's cut-off when that comes first, counts from now. */
+  #startDeadline(call: Call, timeout: number, cutOff: CutOff | undefined): void {
+    const now = performance.now();
+    call.deadline = now + timeout;
+    if (cutOff) {
+      cutOff.from ??= now;
+      const cut = cutOff.from + cutOff.ms;
+      if (cut <= call.deadline) {
+        call.deadline = cut;
+        call.cut = true;
+      }
+      // A retry that waited for its origin past the cut-off is not sent at all.
+      if (cut <= now) {
+        call.timedOut = true;
+        throw new InstanceCallError('ECUTOFF', `no complete answer within ${cutOff.ms} ms of the first attempt`);
+      }
+    }
+    if (!this.#sweeper) {
+      this.#sweeper = setInterval(() => this.#sweep(), SWEEP_MS);
+      this.#sweeper.unref();
     }
   }
 }

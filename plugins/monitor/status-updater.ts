@@ -26,6 +26,8 @@ export interface StatusUpdaterOptions {
  * before its next check is due, whatever `default-timeout` and the retries would allow, so a
  * hung instance is reported within one interval and its checks never pile up. A status-interval
  * of exactly 1 s gives 0, which means no extra cut (only the per-request time-out applies).
+ * Unlike SBA's, it counts from when the call is sent: time spent waiting for one of Vigil's own
+ * connections to a busy origin says nothing about the instance.
  */
 export function statusCallCutOff(statusInterval: number): number {
   return Math.abs(statusInterval - 1000);
@@ -46,24 +48,20 @@ export class StatusUpdater {
     if (!instance?.registered || !instance.registration) return 'gone';
     let status: StatusInfo;
     let outcome: CheckOutcome = 'ok';
-    const cut = callCutOff > 0 ? new CutOff(signal, callCutOff) : undefined;
     try {
-      const response = await client.request(instance, instance.registration.healthUrl, { endpointId: 'health', signal: cut?.signal ?? signal, maxBodyBytes: this.options.maxBodyBytes });
+      const response = await client.request(instance, instance.registration.healthUrl, {
+        endpointId: 'health', signal, maxBodyBytes: this.options.maxBodyBytes, cutOff: callCutOff > 0 ? callCutOff : undefined,
+      });
       const reading = healthFromResponse(response);
       status = reading.status;
       if (registry.get(id)?.registered) this.options.groups?.record(id, reading.groups);
     } catch (error) {
       // Aborted by shutdown or deregistration: that says nothing about the instance.
-      if (signal.aborted) return 'skipped';
-      if (cut?.expired) {
-        status = statusInfo('OFFLINE', { message: `no health answer within ${callCutOff} ms (a status check is cut off after |status-interval - 1 s|)`, exception: 'ETIMEDOUT' });
-      } else {
-        if (isAbort(error)) return 'skipped';
-        status = statusFromError(error);
-      }
+      if (signal.aborted || isAbort(error)) return 'skipped';
+      status = isCutOff(error)
+        ? statusInfo('OFFLINE', { message: `no health answer within ${callCutOff} ms (a status check is cut off after |status-interval - 1 s|)`, exception: 'ETIMEDOUT' })
+        : statusFromError(error);
       outcome = 'error';
-    } finally {
-      cut?.dispose();
     }
     // Read again: the instance may have changed (or gone) while the call was running.
     const current = registry.get(id);
@@ -76,28 +74,4 @@ export class StatusUpdater {
   };
 }
 
-/** A signal that aborts with its parent or after `ms`, and remembers which of the two it was. */
-class CutOff {
-  readonly #controller = new AbortController();
-  readonly #timer: NodeJS.Timeout;
-  readonly #onParentAbort = () => this.#controller.abort();
-  expired = false;
-
-  constructor(private readonly parent: AbortSignal, ms: number) {
-    this.#timer = setTimeout(() => {
-      this.expired = true;
-      this.#controller.abort();
-    }, ms);
-    if (parent.aborted) this.#controller.abort();
-    else parent.addEventListener('abort', this.#onParentAbort, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  dispose(): void {
-    clearTimeout(this.#timer);
-    this.parent.removeEventListener('abort', this.#onParentAbort);
-  }
-}
+const isCutOff = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'ECUTOFF';

@@ -224,4 +224,77 @@ test('an aborted caller signal, or shutdown, ends the call with EABORTED and no 
   }
 });
 
+/** A health route whose first request hangs (until its caller gives up) and whose later ones answer UP at once. */
+function firstHangs(fake: FakeActuator): void {
+  let calls = 0;
+  fake.on('GET', '/health', {
+    handler: (_req, res) => {
+      calls += 1;
+      if (calls > 1) res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"UP"}');
+    },
+  });
+}
+
+test('the time-out counts from when a call is sent: waiting for a connection to a busy origin does not count', async () => {
+  const fake = await FakeActuator.start();
+  const http = client({ defaultTimeout: 300, connectionsPerOrigin: 1 });
+  try {
+    firstHangs(fake);
+    const first = failure(http.request(instance, fake.healthUrl));
+    // Asked for at the same instant, sent only when the first gave up: its own 300 ms start then.
+    const second = http.request(instance, fake.healthUrl);
+    assert.is((await first).code, 'ETIMEDOUT');
+    assert.is((await second).status, 200);
+    assert.is(fake.requestsTo('/health').length, 2);
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('cut-off: over all attempts, counted from the first sent; past it ECUTOFF and no retry', async () => {
+  const fake = await FakeActuator.start();
+  const http = client({ defaultTimeout: 5000, defaultRetries: 3, connectionsPerOrigin: 1 });
+  try {
+    fake.on('GET', '/hang', { handler: () => undefined });
+    const cut = await failure(http.request(instance, fake.endpointUrl('hang'), { cutOff: 200 }));
+    assert.is(cut.code, 'ECUTOFF');
+    assert.match(cut.message, /no complete answer within 200 ms of the first attempt/);
+    assert.is(fake.requestsTo('/hang').length, 1);
+
+    firstHangs(fake);
+    const blocking = failure(http.request(instance, fake.healthUrl, { cutOff: 300 }));
+    const waiting = http.request(instance, fake.healthUrl, { cutOff: 200 });
+    assert.is((await blocking).code, 'ECUTOFF');
+    assert.is((await waiting).status, 200, 'its 200 ms began when it was sent, after 300 ms in line');
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('a call aborted while it waits for its origin leaves the line and is never sent; shutdown ends waiting calls', async () => {
+  const fake = await FakeActuator.start();
+  const shutdown = new AbortController();
+  const http = client({ defaultTimeout: 5000, connectionsPerOrigin: 1, signal: shutdown.signal });
+  try {
+    let arrived!: () => void;
+    const firstArrived = new Promise<void>((resolve) => { arrived = resolve; });
+    fake.on('GET', '/health', { handler: () => arrived() });
+    const blocking = failure(http.request(instance, fake.healthUrl));
+    await firstArrived;
+    const caller = new AbortController();
+    const abandoned = failure(http.request(instance, fake.healthUrl, { signal: caller.signal }));
+    const queued = failure(http.request(instance, fake.healthUrl));
+    caller.abort();
+    assert.is((await abandoned).code, 'EABORTED');
+    shutdown.abort();
+    assert.equal([(await blocking).code, (await queued).code], ['EABORTED', 'EABORTED']);
+    assert.is(fake.requestsTo('/health').length, 1, 'only the first was ever sent');
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
 test.run();

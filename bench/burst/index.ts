@@ -1,0 +1,171 @@
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, Pool, request } from 'undici';
+import { ask, startChild } from '../monitoring/harness.js';
+import type { FleetReply, FleetRequest } from '../monitoring/fleet-protocol.js';
+import { machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+
+const BURST = Number(process.env.BENCH_BURST ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** How long the quiet daemon is measured each round. */
+const QUIET_MS = 3000;
+/** Ports of the fake fleet: a fleet is many hosts, not one. */
+const FLEET_PORTS = 100;
+/** The burst is over when every instance of it had its info read (UP, detected, info), or after this. */
+const BURST_LIMIT_MS = 120_000;
+
+const P99_RATIO: FigureSpec = { name: 'burst-read-p99-ratio', target: 5, kind: 'max' };
+const PROXY_FAILURES: FigureSpec = { name: 'burst-proxy-failures', target: 0, kind: 'max' };
+export const figures = [P99_RATIO, PROXY_FAILURES];
+
+/** Latencies (ms) of one kind of request, and how many of them failed. */
+interface Sample {
+  readonly latencies: number[];
+  failures: number;
+  readonly reasons: Set<string>;
+}
+
+const newSample = (): Sample => ({ latencies: [], failures: 0, reasons: new Set() });
+
+/** Requests `path` one after the other until `until` resolves, noting each one's latency. */
+async function keepAsking(pool: Pool, path: string, sample: Sample, until: Promise<unknown>): Promise<void> {
+  let done = false;
+  void until.finally(() => { done = true; });
+  while (!done) {
+    const began = performance.now();
+    try {
+      const res = await request(`http://x${path}`, { dispatcher: pool, headers: { accept: 'application/json' } });
+      await res.body.dump();
+      if (res.statusCode !== 200) {
+        sample.failures += 1;
+        sample.reasons.add(String(res.statusCode));
+      }
+    } catch (error) {
+      sample.failures += 1;
+      sample.reasons.add((error as { code?: string }).code ?? String(error));
+    }
+    sample.latencies.push(performance.now() - began);
+  }
+}
+
+function p99(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? Number.NaN;
+}
+
+/** Reads and proxied reads, one client each, while `phase` runs. */
+async function measure(url: string, id: string, phase: Promise<unknown>): Promise<{ read: Sample; proxy: Sample }> {
+  const read = newSample();
+  const proxy = newSample();
+  const readPool = new Pool(url, { connections: 1 });
+  const proxyPool = new Pool(url, { connections: 1 });
+  try {
+    await Promise.all([
+      keepAsking(readPool, `/instances/${id}`, read, phase),
+      keepAsking(proxyPool, `/instances/${id}/actuator/env`, proxy, phase),
+      phase,
+    ]);
+  } finally {
+    await Promise.all([readPool.close(), proxyPool.close()]);
+  }
+  return { read, proxy };
+}
+
+/** `count` first registrations at once, each on its own connection, as that many starting applications would. */
+async function registerAtOnce(url: string, ports: readonly number[], from: number, count: number): Promise<void> {
+  const agent = new Agent({ connections: count, pipelining: 0 });
+  try {
+    const replies = await Promise.all(Array.from({ length: count }, async (_, i) => {
+      const n = from + i;
+      const base = `http://127.0.0.1:${ports[n % ports.length]}/i/${n}`;
+      const res = await request(`${url}/instances`, {
+        method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `burst-${n % 50}`, healthUrl: `${base}/actuator/health`, managementUrl: `${base}/actuator`, serviceUrl: `${base}/` }),
+      });
+      await res.body.dump();
+      return res.statusCode;
+    }));
+    const refused = replies.filter((status) => status !== 201);
+    if (refused.length > 0) throw new Error(`${refused.length} of ${count} registrations refused: ${[...new Set(refused)].join(', ')}`);
+  } finally {
+    await agent.close();
+  }
+}
+
+/** Until the fleet saw `count` instances' info requested (each was checked UP, detected, read). */
+async function followUpDone(fleet: ChildProcess, count: number): Promise<void> {
+  const deadline = Date.now() + BURST_LIMIT_MS;
+  for (;;) {
+    const { infoSeen } = await ask<FleetRequest, FleetReply, 'progress'>(fleet, { type: 'progress' }, 'progress');
+    if (infoSeen >= count) return;
+    if (Date.now() > deadline) throw new Error(`only ${infoSeen} of ${count} instances had their info read within ${BURST_LIMIT_MS} ms`);
+    await sleep(100);
+  }
+}
+
+/**
+ * Served while busy: the p99 latency of `GET /instances/{id}` and of a proxied `GET` on the
+ * daemon as a new user runs it (the root config's plugins), measured while 1,000 applications
+ * register for the first time at once and while the monitor does their follow-up work (health,
+ * endpoint detection, info), against the same requests on the same daemon when quiet, in
+ * alternating rounds. The figure is the median over rounds of the worse of the two ratios.
+ */
+export async function run(): Promise<Figure[]> {
+  console.log(`burst: ${machine()}; ${ROUNDS} rounds of ${BURST} first registrations`);
+  const started: ChildProcess[] = [];
+  try {
+    const fleet = await startChild(join(root, 'dist', 'bench', 'monitoring', 'fake-fleet.js'), [String(BURST * ROUNDS), String(FLEET_PORTS)]);
+    started.push(fleet);
+    const { ports } = await ask<FleetRequest, FleetReply, 'ready'>(fleet, undefined, 'ready');
+    const target = await startProcess([join(root, 'dist', 'bench', 'proxy', 'fake-instance.js')]);
+    started.push(target.child);
+    const vigil = await startProcess([join(root, 'bin', 'vigil.js'), '--config', join(root, 'registry.config.yaml'), '--port', '0', '--host', '127.0.0.1']);
+    started.push(vigil.child);
+    const id = await registerTarget(vigil.url, target.url);
+
+    const ratios: number[] = [];
+    const rounds: string[] = [];
+    let proxyFailures = 0;
+    const reasons = new Set<string>();
+    for (let index = 0; index < ROUNDS; index += 1) {
+      const quiet = await measure(vigil.url, id, sleep(QUIET_MS));
+      const began = performance.now();
+      const burst = await measure(vigil.url, id, registerAtOnce(vigil.url, ports, index * BURST, BURST).then(() => followUpDone(fleet, (index + 1) * BURST)));
+      const seconds = (performance.now() - began) / 1000;
+      proxyFailures += burst.proxy.failures + quiet.proxy.failures;
+      for (const reason of [...burst.proxy.reasons, ...quiet.proxy.reasons]) reasons.add(reason);
+      const readRatio = p99(burst.read.latencies) / p99(quiet.read.latencies);
+      const proxyRatio = p99(burst.proxy.latencies) / p99(quiet.proxy.latencies);
+      ratios.push(Math.max(readRatio, proxyRatio));
+      const line = `round ${index + 1}: burst ${round(seconds)} s; GET /instances/{id} p99 ${round(p99(burst.read.latencies))} ms (${burst.read.latencies.length} requests) vs quiet ${round(p99(quiet.read.latencies))} ms (${quiet.read.latencies.length}), ratio ${round(readRatio)}; `
+        + `proxied GET p99 ${round(p99(burst.proxy.latencies))} ms (${burst.proxy.latencies.length}, ${burst.proxy.failures} failed) vs quiet ${round(p99(quiet.proxy.latencies))} ms (${quiet.proxy.latencies.length}), ratio ${round(proxyRatio)}`;
+      rounds.push(line);
+      console.log(`  ${line}`);
+    }
+    const ratio = median(ratios);
+    return [
+      { ...P99_RATIO, value: ratio, ratio, baseline: `the same requests on the quiet daemon, alternating rounds; per round (worse of the two ratios): ${ratios.map(round).join(', ')}` },
+      { ...PROXY_FAILURES, value: proxyFailures, baseline: proxyFailures === 0 ? `no proxied request failed in ${ROUNDS} rounds` : `failures: ${[...reasons].join(', ')}` },
+    ];
+  } finally {
+    await Promise.all(started.map(stopProcess));
+  }
+}
+
+async function registerTarget(url: string, target: string): Promise<string> {
+  const res = await request(`${url}/instances`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'burst-reader', healthUrl: `${target}/actuator/health`, managementUrl: `${target}/actuator` }),
+  });
+  if (res.statusCode !== 201) throw new Error(`registration failed: ${res.statusCode}`);
+  const { id } = (await res.body.json()) as { id: string };
+  // A benchmark may poll: until the proxied endpoint answers.
+  for (let attempt = 0; attempt < 150; attempt += 1) {
+    const probe = await request(`${url}/instances/${id}/actuator/env`);
+    await probe.body.dump();
+    if (probe.statusCode === 200) return id;
+    await sleep(100);
+  }
+  throw new Error('the proxied endpoint of the reader instance never answered 200');
+}
