@@ -1,7 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, Pool, request } from 'undici';
+import { Pool, request } from 'undici';
 import { ask, startChild } from '../monitoring/harness.js';
 import type { FleetReply, FleetRequest } from '../monitoring/fleet-protocol.js';
 import { machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
@@ -72,25 +73,36 @@ async function measure(url: string, id: string, phase: Promise<unknown>): Promis
   return { read, proxy };
 }
 
-/** `count` first registrations at once, each on its own connection, as that many starting applications would. */
+/**
+ * `count` first registrations at once, each on its own connection, as that many starting
+ * applications would: from a process of their own, so the clients that measure latency never
+ * wait behind the load generator's event loop.
+ */
+const REGISTER_AT_ONCE = `
+const { Agent, request } = require('undici');
+const [url, portList, from, count] = process.argv.slice(1);
+const ports = portList.split(',');
+const agent = new Agent({ connections: Number(count), pipelining: 0 });
+Promise.all(Array.from({ length: Number(count) }, async (_, i) => {
+  const n = Number(from) + i;
+  const base = 'http://127.0.0.1:' + ports[n % ports.length] + '/i/' + n;
+  const res = await request(url + '/instances', {
+    method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'burst-' + (n % 50), healthUrl: base + '/actuator/health', managementUrl: base + '/actuator', serviceUrl: base + '/' }),
+  });
+  await res.body.dump();
+  return res.statusCode;
+})).then((statuses) => {
+  const refused = statuses.filter((status) => status !== 201);
+  if (refused.length > 0) { console.error(refused.length + ' registrations refused: ' + [...new Set(refused)].join(', ')); process.exit(1); }
+  process.exit(0);
+}, (error) => { console.error(error); process.exit(1); });
+`;
+
 async function registerAtOnce(url: string, ports: readonly number[], from: number, count: number): Promise<void> {
-  const agent = new Agent({ connections: count, pipelining: 0 });
-  try {
-    const replies = await Promise.all(Array.from({ length: count }, async (_, i) => {
-      const n = from + i;
-      const base = `http://127.0.0.1:${ports[n % ports.length]}/i/${n}`;
-      const res = await request(`${url}/instances`, {
-        method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `burst-${n % 50}`, healthUrl: `${base}/actuator/health`, managementUrl: `${base}/actuator`, serviceUrl: `${base}/` }),
-      });
-      await res.body.dump();
-      return res.statusCode;
-    }));
-    const refused = replies.filter((status) => status !== 201);
-    if (refused.length > 0) throw new Error(`${refused.length} of ${count} registrations refused: ${[...new Set(refused)].join(', ')}`);
-  } finally {
-    await agent.close();
-  }
+  const child = spawn(process.execPath, ['-e', REGISTER_AT_ONCE, url, ports.join(','), String(from), String(count)], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`the registering process exited with ${code}`);
 }
 
 /** Until the fleet saw `count` instances' info requested (each was checked UP, detected, read). */
@@ -120,7 +132,9 @@ export async function run(): Promise<Figure[]> {
     const { ports } = await ask<FleetRequest, FleetReply, 'ready'>(fleet, undefined, 'ready');
     const target = await startProcess([join(root, 'dist', 'bench', 'proxy', 'fake-instance.js')]);
     started.push(target.child);
-    const vigil = await startProcess([join(root, 'bin', 'vigil.js'), '--config', join(root, 'registry.config.yaml'), '--port', '0', '--host', '127.0.0.1']);
+    // BENCH_CPU_PROF=DIR: a CPU profile of the daemon, written to DIR when it exits.
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const vigil = await startProcess([...profile, join(root, 'bin', 'vigil.js'), '--config', join(root, 'registry.config.yaml'), '--port', '0', '--host', '127.0.0.1']);
     started.push(vigil.child);
     const id = await registerTarget(vigil.url, target.url);
 

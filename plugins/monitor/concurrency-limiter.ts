@@ -1,12 +1,24 @@
+/** Tasks started in one turn of the event loop, at most: then the loop gets to serve requests again. */
+export const STARTS_PER_TURN = 16;
+
 /**
  * A global cap on checks in flight. Tasks beyond the cap wait in FIFO order; a hung instance
  * therefore costs one slot until its time-out and never blocks the queue behind it for longer.
+ * The line is bounded by what feeds it (each instance has at most one check of each kind
+ * waiting or running). Tasks start at most STARTS_PER_TURN at a time, the rest after the event
+ * loop's next pass over I/O: a burst of a thousand first registrations, each bringing health,
+ * detection and info calls, would otherwise start its calls, and handle their answers, in a few
+ * long turns during which no other request is read.
  */
 export class ConcurrencyLimiter {
   /** Waiting tasks from `#head` on; slots before it are emptied as their tasks start. */
   readonly #queue: ((() => void) | undefined)[] = [];
   #head = 0;
   #active = 0;
+  /** Tasks started since the limiter last let the event loop turn. */
+  #startedInTurn = 0;
+  /** A later turn is asked for (setImmediate) to start more; nothing starts until it comes. */
+  #resuming = false;
 
   constructor(private max: number) {}
 
@@ -42,7 +54,14 @@ export class ConcurrencyLimiter {
   }
 
   #next(): void {
+    if (this.#resuming) return;
     while (this.#active < this.max && this.#head < this.#queue.length) {
+      // Counted over calls, not per call: every task's completion and every run() calls this.
+      if (this.#startedInTurn === STARTS_PER_TURN) {
+        this.#resumeLater();
+        return;
+      }
+      this.#startedInTurn += 1;
       const start = this.#queue[this.#head]!;
       // Let go of a started task at once: a slot kept for later compaction would keep the whole
       // check (request, response, promises) alive long enough to be promoted to the old
@@ -59,5 +78,14 @@ export class ConcurrencyLimiter {
       }
       start();
     }
+  }
+
+  #resumeLater(): void {
+    this.#resuming = true;
+    setImmediate(() => {
+      this.#resuming = false;
+      this.#startedInTurn = 0;
+      this.#next();
+    });
   }
 }

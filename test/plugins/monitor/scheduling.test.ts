@@ -80,10 +80,12 @@ test('nextDue: failures back off exponentially from the due instant, capped', ()
 });
 
 /** Moves the clock to `time` and lets the scheduled checks (which resolve at once) complete. */
-async function advance(clock: FakeClock, check: IntervalCheck, time: number): Promise<void> {
+/** Moves the fake clock to `time` and runs what is due; with `limiter`, until it started every check waiting (it yields between a few). */
+async function advance(clock: FakeClock, check: IntervalCheck, time: number, limiter?: ConcurrencyLimiter): Promise<void> {
   clock.time = time;
   check.tick();
-  await flush();
+  do await flush();
+  while (limiter && limiter.waiting > 0);
 }
 
 test('IntervalCheck: now() checks at once, then exactly once per interval; errors back off, ok resets', async () => {
@@ -182,9 +184,9 @@ test('IntervalCheck: in steady state every instance is checked once per interval
   const times = new Map<string, number[]>(ids.map((id) => [id, []]));
   let perTick = 0;
   let maxPerTick = 0;
+  const limiter = new ConcurrencyLimiter(64);
   const check = new IntervalCheck({
-    name: 'test', interval, lifetime: interval, maxBackoff: 8000, clock, log: silent,
-    limiter: new ConcurrencyLimiter(64),
+    name: 'test', interval, lifetime: interval, maxBackoff: 8000, clock, log: silent, limiter,
     check: async (id) => {
       times.get(id)!.push(clock.time);
       perTick += 1;
@@ -192,13 +194,20 @@ test('IntervalCheck: in steady state every instance is checked once per interval
     },
   });
   check.start();
-  // All registered in the same instant: one event-triggered check each.
+  // All registered in the same instant: one event-triggered check each, started a few at a
+  // time with the event loop turning in between (the limiter yields), the fake clock standing still.
   for (const id of ids) check.now(id);
-  await flush();
+  let turns = 0;
+  while (limiter.waiting > 0 || turns === 0) {
+    await flush();
+    turns += 1;
+  }
+  assert.ok(turns > 1, 'the limiter let the event loop turn between starts');
+  assert.ok(ids.every((id) => times.get(id)!.length === 1));
   const start = clock.time;
   for (let t = start + granularity; t <= start + 12 * interval; t += granularity) {
     perTick = 0;
-    await advance(clock, check, t);
+    await advance(clock, check, t, limiter);
     if (t > start + 2 * interval) maxPerTick = Math.max(maxPerTick, perTick);
   }
   for (const id of ids) {

@@ -1,0 +1,67 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Logger } from '../../../core/plugin-api.js';
+import { ConcurrencyLimiter, STARTS_PER_TURN } from '../../../plugins/monitor/concurrency-limiter.js';
+import { IntervalCheck, type Clock } from '../../../plugins/monitor/interval-check.js';
+
+const silent: Logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => silent };
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+const stillClock: Clock = { now: () => 1_000_000, every: () => () => undefined };
+
+test('the limiter starts a few tasks, then lets the event loop serve I/O before it starts more', async () => {
+  const limiter = new ConcurrencyLimiter(1000);
+  let started = 0;
+  const release: (() => void)[] = [];
+  const tasks = Array.from({ length: 5 * STARTS_PER_TURN }, () => limiter.run(() => {
+    started += 1;
+    return new Promise<void>((resolve) => release.push(resolve));
+  }));
+  // Whatever was queued in one go, one turn of the event loop starts one batch.
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.is(started, STARTS_PER_TURN);
+  assert.is(limiter.waiting, 4 * STARTS_PER_TURN);
+  // One more batch per turn of the event loop, each after a pass over I/O (poll, then setImmediate).
+  await turn();
+  assert.is(started, 2 * STARTS_PER_TURN);
+  await turn();
+  assert.is(started, 3 * STARTS_PER_TURN);
+  while (limiter.waiting > 0) await turn();
+  assert.is(started, 5 * STARTS_PER_TURN);
+  assert.is(limiter.active, 5 * STARTS_PER_TURN);
+  for (const done of release) done();
+  await Promise.all(tasks);
+  assert.is(limiter.active, 0);
+});
+
+test('the follow-up queue is bounded by the instances: a storm of events queues one check per instance and kind', async () => {
+  // One slot, taken by a check that does not end until told: everything else has to wait in line.
+  const limiter = new ConcurrencyLimiter(1);
+  const release: (() => void)[] = [];
+  const checked: string[] = [];
+  const check = new IntervalCheck({
+    name: 'status', interval: 10_000, lifetime: 10_000, maxBackoff: 60_000, clock: stillClock, log: silent, limiter,
+    check: (id) => {
+      checked.push(id);
+      return new Promise((resolve) => release.push(() => resolve('ok')));
+    },
+  });
+  const ids = Array.from({ length: 100 }, (_, i) => `instance-${i}`);
+  // Registered, updated, changed status, detected...: ten events per instance, all before any check ends.
+  for (let round = 0; round < 10; round += 1) for (const id of ids) check.now(id);
+  await turn();
+  assert.is(limiter.active + limiter.waiting, ids.length, 'one check per instance, running or waiting, however many events came');
+  // Each check that ends lets the next in line start; the repeated events make one more check each, not nine.
+  while (checked.length < 2 * ids.length) {
+    release.shift()?.();
+    await turn();
+    assert.ok(limiter.active + limiter.waiting <= ids.length);
+  }
+  release.shift()?.();
+  await turn();
+  assert.is(checked.length, 2 * ids.length);
+  assert.is(limiter.active + limiter.waiting, 0);
+  check.stop();
+});
+
+test.run();
