@@ -24,6 +24,8 @@ export const figures = [RATIO];
 interface Memory {
   readonly rss: number;
   readonly heapUsed: number;
+  readonly heapTotal: number;
+  readonly external: number;
 }
 
 /**
@@ -208,7 +210,8 @@ function describe(label: string, outcome: Outcome): string {
   return `${label}: ${CYCLES} cycles in ${round(outcome.seconds)} s (${Math.round(CYCLES / outcome.seconds)}/s, ${outcome.unchecked} deregistered before their first check); `
     + `RSS after full GC: fresh ${mb(fresh.rss)} MB, after ${WARMUP} warm-up cycles ${mb(before.rss)} MB, after ${CAP} cycles ${mb(outcome.atCap.rss)} MB, after the run ${mb(after.rss)} MB `
     + `(ratio ${round(after.rss / before.rss)}; from ${CAP} cycles on ${round(after.rss / outcome.atCap.rss)}); `
-    + `heap used ${mb(before.heapUsed)} → ${mb(outcome.atCap.heapUsed)} → ${mb(after.heapUsed)} MB${outcome.held === undefined ? '' : `; ${outcome.held} deregistered instances held`}`;
+    + `heap used ${mb(before.heapUsed)} → ${mb(outcome.atCap.heapUsed)} → ${mb(after.heapUsed)} MB, `
+    + `committed ${mb(before.heapTotal)} → ${mb(outcome.atCap.heapTotal)} → ${mb(after.heapTotal)} MB, external ${mb(before.external)} → ${mb(outcome.atCap.external)} → ${mb(after.external)} MB${outcome.held === undefined ? '' : `; ${outcome.held} deregistered instances held`}`;
 }
 
 /**
