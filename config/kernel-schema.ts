@@ -51,6 +51,8 @@ export const kernelSchema = yup.object({
   'event-store': yup.object({
     'max-events-per-instance': yup.number().integer().min(10).default(100),
     'retention-after-deregistration': duration().min(0).default(3_600_000),
+    /** Deregistered histories kept at most; beyond it the oldest deregistration is dropped first, whatever the retention says. */
+    'max-deregistered-instances': yup.number().integer().min(0).default(10_000),
     /** Status details and info larger than this (bytes of JSON) are cut, the cut noted in them. */
     'max-details-bytes': yup.number().integer().min(1024).default(64 * 1024),
   }).exact(unknownKeys).default({}),

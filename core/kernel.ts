@@ -22,6 +22,7 @@ import { PluginHost } from './plugin-host.js';
 import type { Prepared, PreparedPlugin } from './prepare.js';
 import { ServiceRegistry } from './services.js';
 import { MemoryEventLog } from './store/memory-event-log.js';
+import { runSeqBase } from './store/seq-base.js';
 import { replaceableJsonViews } from './store/json-view.js';
 import { planReload, type ReloadReport } from './reload.js';
 import type { LogLevel } from '../config/kernel-schema.js';
@@ -108,6 +109,7 @@ export class Kernel {
         eventStore: {
           maxEventsPerInstance: this.#settings['event-store']['max-events-per-instance'],
           retentionAfterDeregistration: this.#settings['event-store']['retention-after-deregistration'],
+          maxDeregisteredInstances: this.#settings['event-store']['max-deregistered-instances'],
           maxDetailsBytes: this.#settings['event-store']['max-details-bytes'],
         },
         about: () => describeDaemon(prepared),
@@ -161,7 +163,7 @@ export class Kernel {
       await this.#host.setup();
       // After every setup (a plugin may provide these) and before anything is served or started:
       // what no plugin provides is one process's own.
-      this.#serviceRegistry.provideDefault(EVENT_LOG, new MemoryEventLog());
+      this.#serviceRegistry.provideDefault(EVENT_LOG, new MemoryEventLog(runSeqBase(), this.#settings['event-store']['max-deregistered-instances']));
       this.#serviceRegistry.provideDefault(LEASES, SINGLE_NODE_LEASES);
       this.#serviceRegistry.provideDefault(OWNERSHIP, SINGLE_NODE_OWNERSHIP);
       this.#serviceRegistry.provideDefault(SHARED_STATE, new LocalSharedState());

@@ -180,6 +180,11 @@ export interface KernelSettings {
   readonly eventStore: {
     readonly maxEventsPerInstance: number;
     readonly retentionAfterDeregistration: number;
+    /**
+     * How many deregistered instances' histories are kept at most: when one more is deregistered,
+     * the one deregistered longest ago is dropped (every node forgets it), whatever the retention.
+     */
+    readonly maxDeregisteredInstances: number;
     readonly maxDetailsBytes: number;
   };
   /** The position of a plugin in the `plugins:` list, or -1; used to order contributions. */

@@ -31,7 +31,7 @@ export interface LogReceiver {
   load(snapshots: readonly Instance[], events: readonly InstanceEvent[], seqs: { readonly first: number; readonly last: number }): void;
   /** One appended event, in `seq` order; an event already received (same `seq`) is ignored. */
   event(event: InstanceEvent): void;
-  /** An instance's history was dropped (retention ran out): forget it. */
+  /** An instance's history was dropped (retention ran out, or the cap on deregistered instances): forget it. */
   dropped(id: string): void;
 }
 
@@ -47,7 +47,10 @@ export interface LogReceiver {
  * - **optimistic locking**: an append whose `version` is not above the instance's last one is
  *   refused with `VersionConflictError`, so of two writers that read the same version one loses;
  * - **bounds**: the history it keeps per instance follows `event-store.max-events-per-instance`
- *   with the kernel's compaction rule, so every node holds the same events;
+ *   with the kernel's compaction rule, so every node holds the same events; and it keeps at most
+ *   `event-store.max-deregistered-instances` deregistered instances: an append of DEREGISTERED
+ *   beyond that drops the instance deregistered longest ago (REGISTERED takes an instance off
+ *   that list), as `drop` would, and every receiver is told through `dropped` after the event;
  * - **availability**: when it cannot write (its store is unreachable) `append` and `drop` reject
  *   with `StoreUnavailableError` at once, and reads go on from what was delivered.
  */

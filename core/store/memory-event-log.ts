@@ -8,13 +8,17 @@ import type { InstanceEvent } from './types.js';
  * (from the start time, so ids never repeat across runs), checks versions (optimistic locking,
  * as SBA's in-memory event store) and delivers each event to the registry before `append`
  * returns, so in a single process a write is visible at once and no writer ever loses a race.
+ * It keeps at most `maxDeregistered` deregistered histories (`event-store.max-deregistered-instances`):
+ * each DEREGISTERED beyond that drops the one deregistered longest ago.
  */
 export class MemoryEventLog implements EventLog {
   readonly #versions = new Map<string, number>();
+  /** Deregistered instance ids, oldest deregistration first (a Map keeps insertion order). */
+  readonly #deregistered = new Map<string, true>();
   #receiver: LogReceiver | undefined;
   #nextSeq: number;
 
-  constructor(firstSeq: number = runSeqBase()) {
+  constructor(firstSeq: number = runSeqBase(), private readonly maxDeregistered = Number.POSITIVE_INFINITY) {
     this.#nextSeq = firstSeq;
   }
 
@@ -29,15 +33,28 @@ export class MemoryEventLog implements EventLog {
     this.#versions.set(event.instance, event.version);
     const stored = storedEvent(event, this.#nextSeq++);
     this.#receiver?.event(stored);
+    if (event.type === 'REGISTERED') this.#deregistered.delete(event.instance);
+    if (event.type === 'DEREGISTERED') this.#trimAfterDeregistration(event.instance);
     return stored;
   }
 
   async drop(id: string): Promise<void> {
-    this.#versions.delete(id);
-    this.#receiver?.dropped(id);
+    this.#forget(id);
   }
 
   async close(): Promise<void> {
     this.#receiver = undefined;
+  }
+
+  /** Notes `id` as the newest deregistration, then drops the oldest ones beyond the cap: O(1) per deregistration. */
+  #trimAfterDeregistration(id: string): void {
+    this.#deregistered.set(id, true);
+    while (this.#deregistered.size > this.maxDeregistered) this.#forget(this.#deregistered.keys().next().value as string);
+  }
+
+  #forget(id: string): void {
+    this.#versions.delete(id);
+    this.#deregistered.delete(id);
+    this.#receiver?.dropped(id);
   }
 }

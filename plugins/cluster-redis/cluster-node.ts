@@ -36,6 +36,7 @@ export class ClusterNode implements EventLog {
     this.keys = new Keys(config['key-prefix']);
     this.history = new RedisHistory(this.link, this.keys, {
       maxEventsPerInstance: ctx.settings.eventStore.maxEventsPerInstance,
+      maxDeregisteredInstances: ctx.settings.eventStore.maxDeregisteredInstances,
       log,
       onForeignHistory: (reason) => void this.rebuild(reason),
     });

@@ -17,7 +17,7 @@ export class Keys {
   events(id: string): string { return `${this.prefix}ev:${id}`; }
   /** stream: every append (q, i, e) and every drop (d) in order: what every node tails. */
   get feed(): string { return `${this.prefix}feed`; }
-  /** sorted set: deregistered instance id → when (ms), for retention after restarts. */
+  /** sorted set: deregistered instance id → the seq of its DEREGISTERED (a time in ms in older data, which sorts first), for retention and the cap. */
   get deregistered(): string { return `${this.prefix}dereg`; }
   /** sorted set: node id → when its heartbeat expires (Redis's clock, ms). */
   get nodes(): string { return `${this.prefix}nodes`; }

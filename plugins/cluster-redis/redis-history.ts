@@ -21,6 +21,8 @@ type StreamEntry = [id: string, fields: string[]];
 
 export interface HistoryOptions {
   readonly maxEventsPerInstance: number;
+  /** `event-store.max-deregistered-instances`, applied in the append script. */
+  readonly maxDeregisteredInstances: number;
   readonly log: Logger;
   /** Called when Redis holds another history than the one loaded (it lost its data): the node rebuilds. */
   readonly onForeignHistory: (reason: string) => void;
@@ -68,7 +70,7 @@ export class RedisHistory implements EventLog {
 
   async append(event: NewEvent, change: InstanceTransition, fence?: Fence): Promise<InstanceEvent> {
     const { keys } = this;
-    const dereg = event.type === 'DEREGISTERED' ? String(Date.parse(event.timestamp)) : event.type === 'REGISTERED' ? '-' : '';
+    const dereg = event.type === 'DEREGISTERED' ? '+' : event.type === 'REGISTERED' ? '-' : '';
     const kind = compactionKind({ ...event, seq: 0 } as InstanceEvent);
     try {
       const seq = await this.link.run('append', (client) => APPEND.run<number>(client, [
@@ -77,7 +79,7 @@ export class RedisHistory implements EventLog {
       ], [
         event.instance, event.version, kind, JSON.stringify(event), JSON.stringify(change.after), this.options.maxEventsPerInstance,
         FEED_MAX_LENGTH, event.type, change.before.statusInfo.status, change.after.statusInfo.status, event.timestamp,
-        this.#incarnation, fence ? String(fence.token) : '', dereg,
+        this.#incarnation, fence ? String(fence.token) : '', dereg, this.options.maxDeregisteredInstances, keys.events(''),
       ]));
       return storedEvent(event, Number(seq));
     } catch (error) {

@@ -45,16 +45,22 @@ end
 return {redis.call('HGET', KEYS[1], 'incarnation'), redis.call('HGET', KEYS[1], 'base'), redis.call('GET', KEYS[2])}
 `);
 
+/** Most deregistered histories one append drops, so one script never blocks Redis for long. */
+export const TRIM_BATCH = 100;
+
 /**
  * One event: the version check (a stale writer loses), the next seq, the event in the
  * instance's history and in the feed, the snapshot, retention bookkeeping, the outbox item when
  * someone consumes it, and the kernel's compaction rule (compactHistory in core/store): the
- * newest of each kind spared first, the cap hard.
+ * newest of each kind spared first, the cap hard. A DEREGISTERED beyond the cap on deregistered
+ * instances drops those deregistered longest ago (lowest seq) as DROP does, each announced on the
+ * feed after the event; a backlog (the cap lowered over a fuller Redis) goes `TRIM_BATCH` at a time.
  * KEYS: 1 events(id), 2 versions, 3 snapshots, 4 feed, 5 seq, 6 meta, 7 deregistered, 8 outbox,
  *       9 outbox-on, 10 the fence's epoch (meta when there is no fence).
  * ARGV: 1 id, 2 version, 3 compaction kind, 4 event JSON (no seq), 5 snapshot JSON,
  *       6 max events per instance, 7 feed max length, 8 type, 9 from status, 10 to status,
- *       11 timestamp, 12 incarnation, 13 fence token or '', 14 '' | '-' (registered) | ms (deregistered).
+ *       11 timestamp, 12 incarnation, 13 fence token or '', 14 '' | '-' (registered) | '+' (deregistered),
+ *       15 max deregistered instances, 16 the events key of an instance without its id (`events('')`).
  * Returns the seq, or an error VERSION_CONFLICT <last> | STALE_FENCE <current> | INCARNATION <id>.
  */
 export const APPEND = new Script('append', `
@@ -71,7 +77,20 @@ redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], '*', 'q', seq, 'i', ARGV[1],
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[5])
 if ARGV[14] == '-' then redis.call('ZREM', KEYS[7], ARGV[1])
-elseif ARGV[14] ~= '' then redis.call('ZADD', KEYS[7], ARGV[14], ARGV[1]) end
+elseif ARGV[14] == '+' then
+  redis.call('ZADD', KEYS[7], seq, ARGV[1])
+  local over = math.min(redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[15]), ${TRIM_BATCH})
+  if over > 0 then
+    local oldest = redis.call('ZPOPMIN', KEYS[7], over)
+    for j = 1, #oldest, 2 do
+      local gone = oldest[j]
+      redis.call('DEL', ARGV[16] .. gone)
+      redis.call('HDEL', KEYS[2], gone)
+      redis.call('HDEL', KEYS[3], gone)
+      redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], '*', 'd', gone)
+    end
+  end
+end
 if redis.call('EXISTS', KEYS[9]) == 1 then
   redis.call('XADD', KEYS[8], '*', 'q', seq, 'i', ARGV[1], 'v', ARGV[2], 't', ARGV[8], 'f', ARGV[9], 'o', ARGV[10], 'ts', ARGV[11])
 end

@@ -58,7 +58,7 @@ test('GET /ui/about: version, plugins in list order, the effective config with d
     assert.equal(about.config.plugins, ['rest-api', 'sse', 'ui', 'basic-auth', 'cors']);
     assert.is(about.config.sse['ping-interval'], 20_000, 'validated: durations in ms');
     assert.is(about.config.port, 0);
-    assert.equal(about.config['event-store'], { 'max-events-per-instance': 100, 'retention-after-deregistration': 3_600_000, 'max-details-bytes': 65_536 });
+    assert.equal(about.config['event-store'], { 'max-events-per-instance': 100, 'retention-after-deregistration': 3_600_000, 'max-deregistered-instances': 10_000, 'max-details-bytes': 65_536 });
     assert.is(about.config['instance-auth']['default-password'], '******');
     assert.is(about.config['instance-auth']['default-user-name'], 'actuator');
     assert.is(about.config['instance-auth']['service-map'].shop['user-password'], '******');

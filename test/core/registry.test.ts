@@ -11,7 +11,7 @@ import { eventually } from '../support/http.js';
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => quiet };
 const oneNode = { lease: () => ({ held: true, token: 1 }) };
 
-async function setup(retention = 60_000, now?: () => number) {
+async function setup(retention = 60_000, now?: () => number, maxDeregistered?: number) {
   const changes: InstanceChange[] = [];
   const bus = new EventBus(() => undefined);
   bus.on('instance.changed', (change) => {
@@ -20,7 +20,7 @@ async function setup(retention = 60_000, now?: () => number) {
   const registry = new InstanceRegistry(bus, {
     retentionAfterDeregistration: retention, maxDetailsBytes: 65536, maxEventsPerInstance: 100, log: quiet, ...(now ? { now } : {}),
   });
-  await registry.open(new MemoryEventLog(1), oneNode);
+  await registry.open(new MemoryEventLog(1, maxDeregistered), oneNode);
   return { registry, changes };
 }
 
@@ -187,6 +187,38 @@ test('retention: a deregistered instance and its events are dropped after the re
   assert.ok(registry.get(back)?.registered);
   assert.is(registry.eventsOf(back).length, 3);
   assert.is(await registry.deregister(gone), false);
+  registry.dispose();
+});
+
+test('max deregistered instances: the oldest deregistrations are dropped first; registered and re-registered ones never', async () => {
+  const { registry, changes } = await setup(60_000, undefined, 3);
+  const ids: string[] = [];
+  for (let n = 1; n <= 7; n += 1) ids.push((await registry.register(reg({ healthUrl: `http://pod-${n}/health` }))).id);
+  for (const id of ids.slice(0, 5)) assert.ok(await registry.deregister(id));
+  assert.equal(ids.map((id) => registry.get(id)?.registered), [undefined, undefined, false, false, false, true, true]);
+  assert.equal(registry.eventsOf(ids[0]!), []);
+  assert.equal([...new Set(registry.events().map((event) => event.instance))], ids.slice(2));
+  assert.is(await registry.deregister(ids[0]!), false, 'a dropped instance is unknown');
+  // Re-registered, an instance leaves the deregistered ones: three are deregistered again only after two more leave.
+  await registry.register(reg({ healthUrl: 'http://pod-3/health' }));
+  await registry.deregister(ids[5]!);
+  assert.equal(ids.map((id) => registry.get(id)?.registered), [undefined, undefined, true, false, false, false, true]);
+  await registry.deregister(ids[6]!);
+  assert.equal(ids.map((id) => registry.get(id)?.registered), [undefined, undefined, true, undefined, false, false, false]);
+  // A dropped instance that comes back starts a new history at version 0, as after the retention.
+  const back = await registry.register(reg({ healthUrl: 'http://pod-1/health' }));
+  assert.is(back.event?.type, 'REGISTERED');
+  assert.is(back.event?.version, 0);
+  assert.is(changes.filter((change) => change.event.type === 'DEREGISTERED').length, 7, 'every DEREGISTERED was published before its drop');
+  registry.dispose();
+});
+
+test('max deregistered instances 0: a deregistered instance is forgotten at once', async () => {
+  const { registry } = await setup(60_000, undefined, 0);
+  const { id } = await registry.register(reg());
+  assert.ok(await registry.deregister(id));
+  assert.is(registry.get(id), undefined);
+  assert.equal(registry.events(), []);
   registry.dispose();
 });
 

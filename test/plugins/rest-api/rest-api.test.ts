@@ -150,6 +150,22 @@ test('the event list holds per-instance versions from 0 and is bounded by max-ev
   assert.ok(events.every((e) => !Number.isNaN(Date.parse(e.timestamp))));
 }, { 'event-store': { 'max-events-per-instance': 10 } }));
 
+test('event-store.max-deregistered-instances: beyond it the oldest deregistered histories are gone from every view; registered ones stay', () => withKernel(async (tk) => {
+  const ids: string[] = [];
+  for (let n = 1; n <= 6; n += 1) ids.push(((await call('POST', `${tk.url}/instances`, { json: registration('churn', 20 + n) })).json as { id: string }).id);
+  for (const id of ids.slice(0, 5)) assert.is((await call('DELETE', `${tk.url}/instances/${id}`)).status, 204);
+  const events = (await call('GET', `${tk.url}/instances/events`)).json as { instance: string; type: string }[];
+  assert.equal(events.map((e) => `${e.type} ${ids.indexOf(e.instance) + 1}`), [
+    'REGISTERED 3', 'REGISTERED 4', 'REGISTERED 5', 'REGISTERED 6', 'DEREGISTERED 3', 'DEREGISTERED 4', 'DEREGISTERED 5',
+  ]);
+  const statuses = async (method: string, path = '', of = ids) => Promise.all(of.map(async (id) => (await call(method, `${tk.url}/instances/${id}${path}`)).status));
+  // GET /instances/{id} is 404 for every deregistered instance (as SBA); what is still held shows in the other two.
+  assert.equal(await statuses('GET'), [404, 404, 404, 404, 404, 200]);
+  assert.equal(await statuses('GET', '/health-groups'), [404, 404, 200, 200, 200, 200]);
+  assert.equal(await statuses('DELETE', '', ids.slice(0, 5)), [404, 404, 204, 204, 204], 'a dropped id is unknown; a held one answers 204 again');
+  assert.equal(((await call('GET', `${tk.url}/instances`)).json as { id: string }[]).map((i) => i.id), [ids[5]]);
+}, { 'event-store': { 'max-deregistered-instances': 3 } }));
+
 test('context path: routes and Location carry it', () => withKernel(async (tk) => {
   assert.match(tk.url, /\/admin$/);
   const res = await call('POST', `${tk.url}/instances`, { json: registration('ctx', 11) });
