@@ -14,19 +14,12 @@ interface Origin {
 export class OriginGate {
   readonly #origins = new Map<string, Origin>();
 
-  constructor(private limit: number) {}
-
-  /** Calls waiting for a free place, over all origins (metrics, tests). */
-  get waiting(): number {
-    let count = 0;
-    for (const origin of this.#origins.values()) count += origin.waiting.length;
-    return count;
-  }
+  constructor(private readonly limit: number) {}
 
   /**
    * Takes a place for a call to `origin`: undefined when one was free (the common case, no
-   * promise made), else a promise that resolves when one frees up, or rejects with `signal`'s
-   * reason when it aborts first. Every admitted call must `leave` once.
+   * promise made), else a promise that resolves when one frees up, or rejects when `signal`
+   * aborts first (the call then holds no place). Every admitted call must `leave` once.
    */
   enter(origin: string, signal: AbortSignal): Promise<void> | undefined {
     let state = this.#origins.get(origin);
@@ -38,6 +31,7 @@ export class OriginGate {
       state.active += 1;
       return undefined;
     }
+    if (signal.aborted) return Promise.reject(new Error('aborted before it could wait for a connection'));
     const line = state.waiting;
     return new Promise<void>((resolve, reject) => {
       const admit = () => {

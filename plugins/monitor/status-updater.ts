@@ -26,7 +26,7 @@ export interface StatusUpdaterOptions {
  * before its next check is due, whatever `default-timeout` and the retries would allow, so a
  * hung instance is reported within one interval and its checks never pile up. A status-interval
  * of exactly 1 s gives 0, which means no extra cut (only the per-request time-out applies).
- * Unlike SBA's, it counts from when the call is sent: time spent waiting for one of Vigil's own
+ * It counts from when the call is sent: time spent waiting for one of Vigil's own
  * connections to a busy origin says nothing about the instance.
  */
 export function statusCallCutOff(statusInterval: number): number {
