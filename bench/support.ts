@@ -7,6 +7,17 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (bench files are compiled to dist/bench/...). */
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/**
+ * The node flags `npm start` passes (package.json's `start` script): benchmarks run the daemon as
+ * it is started, not as a bare `node bin/vigil.js`.
+ */
+export const DAEMON_NODE_FLAGS: readonly string[] = (() => {
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const match = /^node ((?:--\S+ )*)bin\/vigil\.js$/.exec(start);
+  if (!match) throw new Error(`package.json's start script is not "node [flags] bin/vigil.js": ${start}`);
+  return match[1]!.split(' ').filter((flag) => flag !== '');
+})();
+
 /** A figure a benchmark promises to report: declared up front, so a benchmark that fails still names it. */
 export interface FigureSpec {
   readonly name: string;

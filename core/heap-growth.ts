@@ -5,14 +5,23 @@ import { setFlagsFromString } from 'node:v8';
  *
  * A daemon that checks thousands of instances a second promotes a steady trickle of short-lived
  * objects, and V8's default heuristic then lets the heap grow to about four times the live set
- * before collecting it: measured under bench/monitoring with 20,000 instances, 90 MB live became
- * 480 MB resident. At 50 % the old generation stays within 1.5 times the live set, for a few more
- * full collections (each well under 100 ms at that size).
+ * before collecting it (bench/REPORT.md: 90 MB live became 480 MB resident). At 30 % the old
+ * generation stays within 1.3 times the live set, for a few more full collections; below that
+ * the collections cost more CPU than the memory is worth (measured under bench/monitoring).
  */
-export const DEFAULT_HEAP_GROWING_PERCENT = 50;
+export const DEFAULT_HEAP_GROWING_PERCENT = 30;
 
-/** Flags that show the operator chose the heap's size or growth; those win over ours. */
-const OPERATOR_HEAP_FLAGS = /--(heap-growing-percent|max-old-space-size|max-heap-size|max-semi-space-size)\b/;
+/**
+ * The young generation's cap, passed on the command line by every start command Vigil ships
+ * (`npm start`, the `vigil` command, the systemd unit): V8 reads it only when the heap is set up,
+ * so it cannot be set from here. V8's default lets each semi-space grow to 16 MB under the
+ * monitor's steady allocation; at 4 MB the daemon keeps ~20 MB less resident for the same CPU
+ * (bench/REPORT.md), while at 2 MB too much survives a scavenge and the CPU climbs.
+ */
+export const SEMI_SPACE_FLAG = '--max-semi-space-size=4';
+
+/** Flags that show the operator chose the old generation's size or growth; those win over ours. */
+const OPERATOR_HEAP_FLAGS = /--(heap-growing-percent|max-old-space-size|max-heap-size)\b/;
 
 /**
  * Sets the growth limit unless the operator set a heap flag in `NODE_OPTIONS` or on the node
@@ -24,4 +33,10 @@ export function limitHeapGrowth(execArgv: readonly string[], nodeOptions: string
   const flag = `--heap-growing-percent=${DEFAULT_HEAP_GROWING_PERCENT}`;
   setFlagsFromString(flag);
   return flag;
+}
+
+/** A note for the log when the daemon was started without a young-generation cap (plain `node bin/vigil.js`). */
+export function semiSpaceHint(execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
+  if (/--max-semi-space-size\b/.test([...execArgv, nodeOptions ?? ''].join(' '))) return undefined;
+  return `V8's young generation is not capped: start with \`node ${SEMI_SPACE_FLAG} bin/vigil.js\` (as npm start, the vigil command and the systemd unit do) to keep ~20 MB less resident`;
 }

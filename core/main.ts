@@ -1,7 +1,7 @@
 import { builtinPlugins } from '../plugins/index.js';
 import { HELP, parseCli } from './cli.js';
 import { ProblemsError, messageOf } from './errors.js';
-import { limitHeapGrowth } from './heap-growth.js';
+import { limitHeapGrowth, semiSpaceHint } from './heap-growth.js';
 import { Kernel } from './kernel.js';
 import { createLogger } from './logger.js';
 import type { Logger } from './plugin-api.js';
@@ -64,6 +64,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   guardProcess(log);
   const heapFlag = limitHeapGrowth(process.execArgv, process.env.NODE_OPTIONS);
   log.debug(heapFlag ? `V8 heap growth limited: ${heapFlag}` : 'V8 heap flags left as the operator set them');
+  const hint = semiSpaceHint(process.execArgv, process.env.NODE_OPTIONS);
+  if (hint) log.debug(hint);
   const kernel = new Kernel(prepared, log);
   const started = kernel.start();
   // Signals are handled from before the first line says "listening": a supervisor may stop us at once.

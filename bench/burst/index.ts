@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, request } from 'undici';
 import { ask, startChild } from '../monitoring/harness.js';
 import type { FleetReply, FleetRequest } from '../monitoring/fleet-protocol.js';
-import { machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const BURST = Number(process.env.BENCH_BURST ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -134,7 +134,7 @@ export async function run(): Promise<Figure[]> {
     started.push(target.child);
     // BENCH_CPU_PROF=DIR: a CPU profile of the daemon, written to DIR when it exits.
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const vigil = await startProcess([...profile, join(root, 'bin', 'vigil.js'), '--config', join(root, 'registry.config.yaml'), '--port', '0', '--host', '127.0.0.1']);
+    const vigil = await startProcess([...profile, ...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', join(root, 'registry.config.yaml'), '--port', '0', '--host', '127.0.0.1']);
     started.push(vigil.child);
     const id = await registerTarget(vigil.url, target.url);
 

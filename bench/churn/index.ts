@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
-import { machine, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 100_000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
@@ -106,7 +106,7 @@ class Daemon {
     // A redeploy's pods are checked (health, detection, info) while they live: the monitor stays on.
     writeFileSync(config, `host: 127.0.0.1\nport: 0\nplugins: [rest-api, monitor, detect-index]\nevent-store:\n  max-deregistered-instances: ${cap}\n`);
     const gcModule = pathToFileURL(join(root, 'dist', 'bench', 'churn', 'gc-on-signal.js')).href;
-    const { child, url } = await startProcess(['--expose-gc', '--import', gcModule, join(root, 'bin', 'vigil.js'), '--config', config]);
+    const { child, url } = await startProcess(['--expose-gc', '--import', gcModule, ...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config]);
     return new Daemon(child, url, config);
   }
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machine, median, root, round, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, median, root, round, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const INSTANCES = Number(process.env.BENCH_DISCOVERY_N ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_DISCOVERY_ROUNDS ?? 3);
@@ -160,7 +160,7 @@ export async function run(): Promise<Figure[]> {
       await stopProcess(floor.child);
 
       const start = performance.now();
-      const vigil = node([join(root, 'bin', 'vigil.js'), '--config', config]);
+      const vigil = node([...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config]);
       started.push(vigil.child);
       const url = /listening on (http:\/\/\S+)/.exec((await vigil.next(/listening on http/)).line)![1]!;
       const loaded = await vigil.next(new RegExp(`run \\(start\\): ${INSTANCES} added`));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { machine, residentKb, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, residentKb, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 import { JsonArrayReader } from './array-reader.js';
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 20_000);
@@ -50,7 +50,7 @@ export async function run(): Promise<Figure[]> {
   writeFileSync(config, `host: 127.0.0.1\nport: 0\nlog-level: warn\nplugins: [rest-api]\nevent-store:\n  max-events-per-instance: ${EVENTS_PER_INSTANCE}\n`);
   const started: ChildProcess[] = [];
   try {
-    const vigil = await startProcess([join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
+    const vigil = await startProcess([...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
     started.push(vigil.child);
     const fillStart = performance.now();
     await buildHistories(vigil.url);

@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const INSTANCES = Number(process.env.BENCH_METRICS_N ?? 20_000);
 const APPLICATIONS = 200;
@@ -65,7 +65,7 @@ export async function run(): Promise<Figure[]> {
   const agent = new Agent({ connections: REGISTRATION_CONCURRENCY, bodyTimeout: 120_000, headersTimeout: 120_000 });
   let child: ChildProcess | undefined;
   try {
-    const vigil = await startProcess([join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
+    const vigil = await startProcess([...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
     child = vigil.child;
     const registering = performance.now();
     await registerAll(agent, vigil.url);

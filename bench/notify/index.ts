@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machine, median, residentKb, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, median, residentKb, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const INSTANCES = Number(process.env.BENCH_NOTIFY_INSTANCES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -70,7 +70,7 @@ export async function run(): Promise<Figure[]> {
   }));
   let daemon: ChildProcess | undefined;
   try {
-    const started = await startProcess([join(root, 'bin', 'vigil.js'), '--config', config]);
+    const started = await startProcess([...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config]);
     daemon = started.child;
     const post = async (path: string) => {
       const res = await fetch(`${started.url}${path}`, { method: 'POST' });

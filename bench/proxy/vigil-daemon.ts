@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { root, startProcess } from '../support.js';
+import { DAEMON_NODE_FLAGS, root, startProcess } from '../support.js';
 
 export interface ProxyDaemon {
   readonly child: ChildProcess;
@@ -24,7 +24,7 @@ export async function startProxyDaemon(instance: string): Promise<ProxyDaemon> {
   writeFileSync(config, 'host: 127.0.0.1\nport: 0\nplugins: [rest-api, proxy, monitor, detect-index]\n');
   const profile = process.env.BENCH_CPU_PROF;
   const nodeFlags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
-  const { child, url } = await startProcess([...nodeFlags, join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
+  const { child, url } = await startProcess([...nodeFlags, ...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
   const registered = await fetch(`${url}/instances`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const CONNECTIONS = 100;
 /** Short rounds, as bench/proxy: in a few seconds both servers see nearly the same machine. */
@@ -76,7 +76,7 @@ export async function run(): Promise<Figure[]> {
   try {
     const baseline = await startProcess(['-e', BASELINE]);
     started.push(baseline.child);
-    const vigil = await startProcess([join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
+    const vigil = await startProcess([...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
     started.push(vigil.child);
     for (const request of requests) {
       const res = await fetch(`${vigil.url}${request.path}`, { method: 'POST', headers: request.headers!, body: request.body! });

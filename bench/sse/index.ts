@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machine, median, notMeasured, residentKb, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, median, notMeasured, residentKb, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 import { buildFloorServer } from './floor-server.js';
 import type { Reply } from './subscribers.js';
 
@@ -150,7 +150,7 @@ export async function run(): Promise<Figure[]> {
   try {
     const floor = 'program' in built ? await startProcess([], {}, built.program) : undefined;
     if (floor) servers.push(floor.child);
-    const vigil = await startProcess([...nodeFlags, join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
+    const vigil = await startProcess([...nodeFlags, ...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config, '--log-level', 'info']);
     servers.push(vigil.child);
     // One event before the streams open, so the code paths the fan-out uses are warm.
     const warm = await fetch(`${vigil.url}/instances`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: registration(-1) });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { findBinary, missingMessage } from '../../test/support/binaries.js';
 import { CHROMIUM_INSTALL, launchChromium } from '../../test/support/chromium.js';
-import { machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, median, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const INSTANCES = Number(process.env.BENCH_UI_N ?? 20_000);
 const APPLICATIONS = 200;
@@ -28,7 +28,7 @@ export async function run(): Promise<Figure[]> {
   const config = join(tmpdir(), `vigil-bench-ui-${process.pid}.yaml`);
   // No monitor: the benchmark addresses are unreachable, and only the page is measured.
   writeFileSync(config, 'host: 127.0.0.1\nport: 0\nlog-level: info\nplugins: [rest-api, sse, ui]\n');
-  const daemon = await startProcess([join(root, 'bin', 'vigil.js'), '--config', config]);
+  const daemon = await startProcess([...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config]);
   let browser: Browser | undefined;
   try {
     await registerFleet(daemon.url);
