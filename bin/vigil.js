@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env node
 // The `vigil` command: a shim over the compiled entry point (`npm install` builds dist/).
 import { main } from '../dist/core/main.js';
 

@@ -12,9 +12,9 @@ import { setFlagsFromString } from 'node:v8';
 export const DEFAULT_HEAP_GROWING_PERCENT = 30;
 
 /**
- * The young generation's cap, passed on the command line by every start command Vigil ships
- * (`npm start`, the `vigil` command, the systemd unit): V8 reads it only when the heap is set up,
- * so it cannot be set from here. V8's default lets each semi-space grow to 16 MB under the
+ * The young generation's cap, passed on the command line by `npm start` and the systemd unit (a
+ * `#!` line cannot carry it portably: BusyBox's env has no -S): V8 reads it only when the heap is
+ * set up, so it cannot be set from here. V8's default lets each semi-space grow to 16 MB under the
  * monitor's steady allocation; at 4 MB the daemon keeps ~20 MB less resident for the same CPU
  * (bench/REPORT.md), while at 2 MB too much survives a scavenge and the CPU climbs.
  */
@@ -38,5 +38,5 @@ export function limitHeapGrowth(execArgv: readonly string[], nodeOptions: string
 /** A note for the log when the daemon was started without a young-generation cap (plain `node bin/vigil.js`). */
 export function semiSpaceHint(execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
   if (/--max-semi-space-size\b/.test([...execArgv, nodeOptions ?? ''].join(' '))) return undefined;
-  return `V8's young generation is not capped: start with \`node ${SEMI_SPACE_FLAG} bin/vigil.js\` (as npm start, the vigil command and the systemd unit do) to keep ~20 MB less resident`;
+  return `V8's young generation is not capped: start with \`node ${SEMI_SPACE_FLAG} bin/vigil.js\` (as npm start and the systemd unit do), or put it in NODE_OPTIONS, to keep ~20 MB less resident`;
 }

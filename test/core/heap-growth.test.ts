@@ -20,11 +20,10 @@ test('a young-generation cap (the shipped start commands pass one) does not turn
   assert.is(limitHeapGrowth(['--max-semi-space-size=4'], ''), `--heap-growing-percent=${DEFAULT_HEAP_GROWING_PERCENT}`);
 });
 
-test('every start command Vigil ships passes the young-generation cap; without one the log says how to add it', () => {
+test('npm start and the systemd unit pass the young-generation cap; without one the log says how to add it', () => {
   const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8');
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
   assert.is(scripts.start, `node ${SEMI_SPACE_FLAG} bin/vigil.js`);
-  assert.is(read('bin/vigil.js').split('\n')[0], `#!/usr/bin/env -S node ${SEMI_SPACE_FLAG}`);
   assert.match(read('config/vigil.service'), `\nExecStart=/usr/bin/node ${SEMI_SPACE_FLAG} /opt/vigil/bin/vigil.js `);
   assert.is(semiSpaceHint([SEMI_SPACE_FLAG], undefined), undefined);
   assert.is(semiSpaceHint([], '--max-semi-space-size=8'), undefined);
