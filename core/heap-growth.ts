@@ -15,8 +15,8 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 30;
  * The young generation's cap, passed on the command line by `npm start` and the systemd unit (a
  * `#!` line cannot carry it portably: BusyBox's env has no -S): V8 reads it only when the heap is
  * set up, so it cannot be set from here. V8's default lets each semi-space grow to 16 MB under the
- * monitor's steady allocation; at 4 MB the daemon keeps ~20 MB less resident for the same CPU
- * (bench/REPORT.md), while at 2 MB too much survives a scavenge and the CPU climbs.
+ * monitor's steady allocation; at 4 MB the daemon keeps ~20 MB less resident for a few percent
+ * more CPU (bench/REPORT.md), while at 2 MB too much survives a scavenge and the CPU climbs.
  */
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=4';
 
