@@ -139,7 +139,6 @@ export async function run(): Promise<Figure[]> {
     const id = await registerTarget(vigil.url, target.url);
 
     const ratios: number[] = [];
-    const rounds: string[] = [];
     let proxyFailures = 0;
     const reasons = new Set<string>();
     for (let index = 0; index < ROUNDS; index += 1) {
@@ -154,7 +153,6 @@ export async function run(): Promise<Figure[]> {
       ratios.push(Math.max(readRatio, proxyRatio));
       const line = `round ${index + 1}: burst ${round(seconds)} s; GET /instances/{id} p99 ${round(p99(burst.read.latencies))} ms (${burst.read.latencies.length} requests) vs quiet ${round(p99(quiet.read.latencies))} ms (${quiet.read.latencies.length}), ratio ${round(readRatio)}; `
         + `proxied GET p99 ${round(p99(burst.proxy.latencies))} ms (${burst.proxy.latencies.length}, ${burst.proxy.failures} failed) vs quiet ${round(p99(quiet.proxy.latencies))} ms (${quiet.proxy.latencies.length}), ratio ${round(proxyRatio)}`;
-      rounds.push(line);
       console.log(`  ${line}`);
     }
     const ratio = median(ratios);
