@@ -89,8 +89,9 @@ export interface InstanceResponse {
 /**
  * Calls to instances, provided by the `monitor` plugin under `INSTANCE_HTTP`: one shared
  * keep-alive agent, the instance's credentials, the per-request timeout covering headers and
- * body (counted from when the request is sent, not while it waits for a connection), and retries for reads. It rejects on connection failure or timeout (the error's `code`
- * tells which), and never for an HTTP status.
+ * body (counted from when the request is sent, not while it waits for a connection), and
+ * retries for reads. It rejects on connection failure or timeout (the error's `code` tells
+ * which), and never for an HTTP status.
  */
 export interface InstanceHttpClient {
   request(instance: Instance, url: string, options?: InstanceRequestOptions): Promise<InstanceResponse>;

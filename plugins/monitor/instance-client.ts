@@ -190,10 +190,10 @@ export class InstanceClient implements InstanceHttpClient {
         call.deadline = cut;
         call.cut = true;
       }
-      // A retry that waited for its origin past the cut-off is not sent at all.
+      // A retry that waited for its origin past the cut-off is not sent at all (the caller turns this into ECUTOFF).
       if (cut <= now) {
         call.timedOut = true;
-        throw new InstanceCallError('ECUTOFF', `no complete answer within ${cutOff.ms} ms of the first attempt`);
+        throw new Error('past the cut-off before it was sent');
       }
     }
     if (!this.#sweeper) {
