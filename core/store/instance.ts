@@ -90,6 +90,11 @@ function shaped(instance: Instance, changes: Partial<Instance>): Instance {
   };
 }
 
+/** `instance` holding `endpoints` instead of its own (the same endpoints, held more compactly). */
+export function withEndpoints(instance: Instance, endpoints: readonly Endpoint[]): Instance {
+  return shaped(instance, { endpoints });
+}
+
 /** An empty tag map is the shared one: most instances have no tags at all. */
 function sharedTags(tags: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
   for (const key in tags) if (Object.hasOwn(tags, key)) return tags;

@@ -5,10 +5,12 @@ import type { Logger, WriteOptions } from '../plugin-api.js';
 import { toApplication } from './application.js';
 import { boundDraft, repeatsCurrent } from './bounds.js';
 import { deregisterCommand, registerCommand, type Command } from './commands.js';
+import { storedEvent } from './event-shape.js';
+import { heldEndpoints } from './held-endpoints.js';
 import { HeldEvents } from './held-events.js';
 import { instanceIdOf } from './instance-id.js';
-import { applyEvent, emptyInstance } from './instance.js';
-import type { Application, Instance, InstanceEvent, Registration } from './types.js';
+import { applyEvent, emptyInstance, withEndpoints } from './instance.js';
+import type { Application, Endpoint, Instance, InstanceEvent, Registration } from './types.js';
 import { Waiters } from './waiters.js';
 
 /** Re-runs of a command after a lost optimistic-locking race, as SBA's repository allows. */
@@ -177,13 +179,19 @@ export class InstanceRegistry implements LogReceiver {
     this.dispose();
     this.#snapshots.clear();
     this.#held.clear();
-    for (const instance of snapshots) {
+    for (const loaded of snapshots) {
+      const registration = loaded.registration;
+      const instance = loaded.endpoints.length === 0 ? loaded
+        : withEndpoints(loaded, heldEndpoints(loaded.endpoints, registration?.managementUrl ?? null, registration?.healthUrl ?? null));
       this.#snapshots.set(instance.id, instance);
       this.#scheduleRetention(instance, this.#deregisteredAt(instance));
     }
     // A history read after its snapshot may run ahead of it; those events come again through
     // `event` (their seq is past `last`) and would otherwise be held twice.
-    for (const event of events) if (event.version <= (this.#snapshots.get(event.instance)?.version ?? -1)) this.#held.add(event);
+    for (const event of events) {
+      const snapshot = this.#snapshots.get(event.instance);
+      if (snapshot && event.version <= snapshot.version) this.#held.add(withHeldEndpoints(event, snapshot.registration, snapshot.endpoints));
+    }
     this.#firstSeq = seqs.first;
     this.#lastSeq = seqs.last;
     // Whatever they waited for is either in this state now or gone with the old one.
@@ -200,6 +208,7 @@ export class InstanceRegistry implements LogReceiver {
     // Versions only grow: an event the snapshot already covers (a reload overtook it) changes nothing.
     if (event.version <= previous.version) this.options.log.debug(`event ${event.seq} of ${event.instance} (version ${event.version}) is older than what is held (${previous.version}): not applied`);
     if (event.version > previous.version) {
+      event = withHeldEndpoints(event, previous.registration);
       const instance = applyEvent(previous, event);
       this.#snapshots.set(event.instance, instance);
       this.#held.add(event);
@@ -286,4 +295,21 @@ export class InstanceRegistry implements LogReceiver {
     timer.unref();
     this.#removals.set(id, timer);
   }
+}
+
+/**
+ * An ENDPOINTS_DETECTED event with its endpoints as a node holds them (`heldEndpoints`), under
+ * the management URL the instance had when it was detected; `current`, the snapshot's array when
+ * it lists the same, is shared instead of held twice. Every other event is returned as it is.
+ */
+function withHeldEndpoints(event: InstanceEvent, registration: Registration | null, current?: readonly Endpoint[]): InstanceEvent {
+  if (event.type !== 'ENDPOINTS_DETECTED') return event;
+  const endpoints = current && sameEndpoints(current, event.endpoints) ? current
+    : heldEndpoints(event.endpoints, registration?.managementUrl ?? null, registration?.healthUrl ?? null);
+  const { seq, ...rest } = event;
+  return storedEvent({ ...rest, endpoints }, seq);
+}
+
+function sameEndpoints(a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
+  return a.length === b.length && a.every((endpoint, i) => endpoint.id === b[i]!.id && endpoint.url === b[i]!.url);
 }

@@ -52,7 +52,7 @@ export class EndpointDetector {
     const abort = () => deadline.abort();
     signal.addEventListener('abort', abort, { once: true });
     try {
-      const endpoints = compact(instance, this.foreign.filter(instance, await this.#chain(instance, deadline.signal)));
+      const endpoints = this.foreign.filter(instance, await this.#chain(instance, deadline.signal));
       // A cut-short chain proves nothing: keep the endpoints known so far.
       if (signal.aborted) return 'skipped';
       if (deadline.signal.aborted) return 'error';
@@ -80,16 +80,6 @@ export class EndpointDetector {
     // Nothing found: SBA records the health-only set, which is an event only if endpoints were known.
     return [];
   }
-}
-
-/**
- * The endpoints as held, one small object each in an array of exactly their number (a filtered
- * array keeps spare room), the health URL the registration's own string rather than a copy: an
- * instance holds its endpoints for as long as it is registered (bench/REPORT.md, memory).
- */
-function compact(instance: Instance, endpoints: readonly Endpoint[]): Endpoint[] {
-  const healthUrl = instance.registration?.healthUrl;
-  return endpoints.map(({ id, url }) => ({ id, url: url === healthUrl ? healthUrl : url }));
 }
 
 /** Rejects when `signal` aborts, even if `work` never settles (a strategy that ignores its signal). */

@@ -7,6 +7,7 @@ import { InstanceRegistry } from '../../core/store/registry.js';
 import { statusInfo } from '../../core/store/status.js';
 import type { Registration } from '../../core/store/types.js';
 import { eventually } from '../support/http.js';
+import { wireForm } from '../support/wire-form.js';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => quiet };
 const oneNode = { lease: () => ({ held: true, token: 1 }) };
@@ -122,6 +123,29 @@ test('endpoints: recorded only when they differ, health always the healthUrl', a
   assert.is((await registry.apply(id, detectEndpointsCommand([])))?.type, 'ENDPOINTS_DETECTED', 'losing endpoints is a change');
   assert.is(await registry.apply(id, detectEndpointsCommand([{ id: 'health', url: 'http://x' }])), null, 'health-only equals none');
   assert.equal(registry.get(id)!.endpoints, []);
+});
+
+test('endpoints under the management URL are held without URLs of their own; they read and serialise as detected', async () => {
+  const { registry, changes } = await setup();
+  const { id } = await registry.register(reg());
+  const detected = [
+    { id: 'info', url: 'http://localhost:8080/actuator/info' },
+    { id: 'health', url: 'http://localhost:8080/actuator/health' },
+    { id: 'metrics', url: 'http://metrics.example/actuator/metrics' },
+  ];
+  await registry.apply(id, detectEndpointsCommand(detected));
+  const held = registry.get(id)!.endpoints;
+  assert.equal(held.map(({ id, url }) => ({ id, url })), detected);
+  assert.equal(wireForm(held), detected);
+  assert.equal(held.map((endpoint) => Object.keys(endpoint)), [['id'], ['id'], ['id', 'url']], 'only the foreign one holds a URL');
+  assert.equal({ ...held[0]! }, { id: 'info' }, 'a spread copies no management URL');
+  const event = changes.at(-1)!.event;
+  assert.is(event.type === 'ENDPOINTS_DETECTED' && event.endpoints, held, 'the event and the snapshot share one array');
+  assert.equal(wireForm(registry.events().filter((e) => e.type === 'ENDPOINTS_DETECTED')), [wireForm(event)]);
+
+  // A new management URL: the endpoints keep the URLs they were detected at.
+  await registry.register(reg({ managementUrl: 'http://localhost:9090/manage' }));
+  assert.equal(wireForm(registry.get(id)!.endpoints), detected);
 });
 
 test('info: buildVersion and tags follow (metadata wins the version, info wins tag clashes)', async () => {

@@ -4,6 +4,7 @@ import { definePlugin, type DetectionStrategy, type Instance, type VigilPlugin }
 import { ENDPOINT_DETECTOR, type EndpointDetectorService } from '../../../core/plugin-api.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';
+import { wireForm } from '../../support/wire-form.js';
 import { closedPort, eventOf, monitorKernel, register, registerFake, staticStrategy, statusEvent, strategies } from './support.js';
 
 test('healthy instance: REGISTERED → STATUS_CHANGED → ENDPOINTS_DETECTED → INFO_CHANGED, with buildVersion and tags', async () => {
@@ -92,7 +93,7 @@ test('the chain: an empty one hands over, a throwing one is skipped and logged, 
   try {
     const id = await registerFake(tk, fake, 'chain-app');
     const detected = await eventOf(tk, id, 'ENDPOINTS_DETECTED');
-    assert.equal(detected.endpoints, [{ id: 'env', url: fake.endpointUrl('env') }]);
+    assert.equal(wireForm(detected.endpoints), [{ id: 'env', url: fake.endpointUrl('env') }]);
     assert.equal(asked, ['empty', 'broken', 'found']);
     assert.ok(tk.logs().some((line) => line.includes('broken') && line.includes('index exploded')));
   } finally {
@@ -167,7 +168,7 @@ test('detection-interval: endpoints that appear later are found without any even
     await eventually(() => asked >= 1, 'a first detection');
     found = [{ id: 'info', url: fake.endpointUrl('info') }];
     const detected = await eventOf(tk, id, 'ENDPOINTS_DETECTED');
-    assert.equal(detected.endpoints, found);
+    assert.equal(wireForm(detected.endpoints), found);
     // Nothing found any more: back to the health-only set (SBA writes that as a change).
     found = [];
     await eventOf(tk, id, 'ENDPOINTS_DETECTED', (e) => e.endpoints.length === 0);
