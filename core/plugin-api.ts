@@ -48,7 +48,8 @@ export { appendVary, varyOnWrite } from './http/vary.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { InFlight } from './in-flight.js';
 export { vigilVersion } from './version.js';
-export { parseRegistration } from './store/registration.js';
+export { parseRegistration, type HeldRegistrationOf } from './store/registration.js';
+export { instanceIdOf } from './store/instance-id.js';
 export { defineToken, type ServiceToken } from './contract/tokens.js';
 export {
   DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, instanceHttpOf,

@@ -14,11 +14,18 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
 
 /**
+ * The registration held for an instance with this health URL, if any. Its URLs passed these
+ * checks when it was accepted, so a heartbeat repeating them is not parsed as a URL again (the
+ * WHATWG parser was the largest part of a heartbeat's own cost).
+ */
+export type HeldRegistrationOf = (healthUrl: string) => Registration | null | undefined;
+
+/**
  * Reads a registration as SBA's RegistrationDeserializer does (reference §1.1): the camelCase
  * fields or their snake_case aliases, the legacy `url` form, metadata values as strings, the
  * `service-url` metadata override. Unlike SBA, every problem is reported, naming the field.
  */
-export function parseRegistration(body: unknown, source: string | null): ParseResult {
+export function parseRegistration(body: unknown, source: string | null, heldOf?: HeldRegistrationOf): ParseResult {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return { ok: false, problems: ['the registration must be a JSON object'] };
   }
@@ -51,13 +58,14 @@ export function parseRegistration(body: unknown, source: string | null): ParseRe
     serviceUrl = input.serviceUrl ?? input.service_url;
   }
 
+  const held = heldOf && typeof healthUrl === 'string' && healthUrl !== '' && healthUrl.length <= MAX_URL ? heldOf(healthUrl) ?? undefined : undefined;
   if (healthUrl === undefined || healthUrl === null || healthUrl === '') {
     problems.push("'healthUrl' must not be empty");
   } else {
-    checkUrl('healthUrl', healthUrl, problems);
+    checkUrl('healthUrl', healthUrl, problems, held);
   }
-  const management = optionalUrl('managementUrl', managementUrl, problems);
-  let service = optionalUrl('serviceUrl', serviceUrl, problems);
+  const management = optionalUrl('managementUrl', managementUrl, problems, held);
+  let service = optionalUrl('serviceUrl', serviceUrl, problems, held);
   const metadata = parseMetadata(input.metadata, problems);
 
   if (problems.length > 0) return { ok: false, problems };
@@ -79,12 +87,12 @@ export function parseRegistration(body: unknown, source: string | null): ParseRe
   };
 }
 
-function optionalUrl(field: string, value: unknown, problems: string[]): string | null {
+function optionalUrl(field: string, value: unknown, problems: string[], held: Registration | undefined): string | null {
   if (value === undefined || value === null || value === '') return null;
-  return checkUrl(field, value, problems) ? (value as string) : null;
+  return checkUrl(field, value, problems, held) ? (value as string) : null;
 }
 
-function checkUrl(field: string, value: unknown, problems: string[]): boolean {
+function checkUrl(field: string, value: unknown, problems: string[], held: Registration | undefined): boolean {
   if (typeof value !== 'string') {
     problems.push(`'${field}' must be a string, got ${typeName(value)}`);
     return false;
@@ -93,6 +101,7 @@ function checkUrl(field: string, value: unknown, problems: string[]): boolean {
     problems.push(`'${field}' must be at most ${MAX_URL} characters`);
     return false;
   }
+  if (held && (value === held.healthUrl || value === held.managementUrl || value === held.serviceUrl)) return true;
   if (!isHttpUrl(value)) {
     problems.push(`'${field}' is not valid: ${JSON.stringify(maskUrlPassword(value))} is not an absolute http(s) URL (http://host/... or https://host/...)`);
     return false;

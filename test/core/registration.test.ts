@@ -20,6 +20,29 @@ test('instance id: first 12 hex of SHA-1(healthUrl), as SBA', () => {
   assert.is(instanceIdOf('http://localhost:8080/actuator/health'), 'a973ff14be49');
 });
 
+test('the held registration of a heartbeat is looked up by its health URL; a URL it does not hold is checked again', () => {
+  const held = ok({ name: 'a', healthUrl: 'http://h/health', managementUrl: 'http://h/mgmt', serviceUrl: 'http://h/' });
+  const asked: string[] = [];
+  const heldOf = (healthUrl: string) => {
+    asked.push(healthUrl);
+    return healthUrl === held.healthUrl ? held : undefined;
+  };
+  const again = parseRegistration({ name: 'a', healthUrl: 'http://h/health', managementUrl: 'http://h/mgmt', serviceUrl: 'http://h/' }, 'http-api', heldOf);
+  assert.equal(again, { ok: true, registration: held });
+  assert.equal(asked, ['http://h/health']);
+  const changed = parseRegistration({ name: 'a', healthUrl: 'http://h/health', managementUrl: 'http:h/mgmt', serviceUrl: 'http://h/' }, 'http-api', heldOf);
+  assert.equal(changed, { ok: false, problems: ["'managementUrl' is not valid: \"http:h/mgmt\" is not an absolute http(s) URL (http://host/... or https://host/...)"] });
+  assert.is(parseRegistration({ name: 'a', healthUrl: 'x'.repeat(5000) }, 'http-api', heldOf).ok, false);
+  assert.is(asked.length, 2, 'an over-long health URL is not looked up');
+});
+
+test('instance id: the answer for one URL is the same asked twice or in between others', () => {
+  const a = instanceIdOf('http://localhost:8080/health');
+  assert.is(instanceIdOf('http://localhost:8080/health'), a);
+  assert.is(instanceIdOf('http://localhost:8080/actuator/health'), 'a973ff14be49');
+  assert.is(instanceIdOf('http://localhost:8080/health'), '5a7955419f05');
+});
+
 test('camelCase and snake_case fields; source is set by the caller', () => {
   const r = ok({ name: 'a', health_url: 'http://h/health', management_url: 'http://h/mgmt', service_url: 'http://h/', source: 'lies' });
   assert.equal(r, { name: 'a', healthUrl: 'http://h/health', managementUrl: 'http://h/mgmt', serviceUrl: 'http://h/', source: 'http-api', metadata: {} });
