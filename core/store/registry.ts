@@ -10,6 +10,7 @@ import { heldEndpoints } from './held-endpoints.js';
 import { HeldEvents } from './held-events.js';
 import { instanceIdOf } from './instance-id.js';
 import { applyEvent, emptyInstance, withEndpoints } from './instance.js';
+import { RetirementQueue } from './retirement-queue.js';
 import type { Application, Endpoint, Instance, InstanceEvent, Registration } from './types.js';
 import { Waiters } from './waiters.js';
 
@@ -40,7 +41,10 @@ export interface RegistryOptions {
 export class InstanceRegistry implements LogReceiver {
   readonly #snapshots = new Map<string, Instance>();
   readonly #held: HeldEvents;
-  readonly #removals = new Map<string, NodeJS.Timeout>();
+  /** Deregistered instances, to drop once their retention runs out (they leave in the order they left). */
+  readonly #retention: RetirementQueue;
+  /** Drops to try again: this node did not hold the retention lease, or the log refused. */
+  readonly #retries: RetirementQueue;
   /** Writers waiting for their event's seq to be applied. */
   readonly #seqWaiters = new Waiters();
   /** Writers that lost a race, waiting for an instance's snapshot to reach a version. */
@@ -56,6 +60,8 @@ export class InstanceRegistry implements LogReceiver {
 
   constructor(private readonly bus: EventBus, private readonly options: RegistryOptions) {
     this.#now = options.now ?? Date.now;
+    this.#retention = new RetirementQueue((id) => this.#retire(id), this.#now);
+    this.#retries = new RetirementQueue((id) => this.#retire(id), this.#now);
     this.#held = new HeldEvents(options.maxEventsPerInstance);
   }
 
@@ -179,13 +185,17 @@ export class InstanceRegistry implements LogReceiver {
     this.dispose();
     this.#snapshots.clear();
     this.#held.clear();
+    const leaving: { instance: Instance; since: number }[] = [];
     for (const loaded of snapshots) {
       const registration = loaded.registration;
       const instance = loaded.endpoints.length === 0 ? loaded
         : withEndpoints(loaded, heldEndpoints(loaded.endpoints, registration?.managementUrl ?? null, registration?.healthUrl ?? null));
       this.#snapshots.set(instance.id, instance);
-      this.#scheduleRetention(instance, this.#deregisteredAt(instance));
+      const since = this.#deregisteredAt(instance);
+      if (since !== undefined) leaving.push({ instance, since });
     }
+    // The retention queue retires in the order entries come: the longest gone first.
+    for (const { instance, since } of leaving.sort((a, b) => a.since - b.since)) this.#scheduleRetention(instance, since);
     // A history read after its snapshot may run ahead of it; those events come again through
     // `event` (their seq is past `last`) and would otherwise be held twice.
     for (const event of events) {
@@ -221,17 +231,16 @@ export class InstanceRegistry implements LogReceiver {
 
   /** LogReceiver: an instance's history was dropped. */
   dropped(id: string): void {
-    const pending = this.#removals.get(id);
-    if (pending) clearTimeout(pending);
-    this.#removals.delete(id);
+    this.#retention.cancel(id);
+    this.#retries.cancel(id);
     this.#snapshots.delete(id);
     this.#held.drop(id);
   }
 
   /** Cancels pending retention timers. */
   dispose(): void {
-    for (const timer of this.#removals.values()) clearTimeout(timer);
-    this.#removals.clear();
+    this.#retention.clear();
+    this.#retries.clear();
   }
 
   /** Resolves once the snapshot of `id` is at `version` or newer, or after a while (the retry then loses again or wins). */
@@ -266,34 +275,26 @@ export class InstanceRegistry implements LogReceiver {
    * in case the holder is gone by then.
    */
   #scheduleRetention(instance: Instance, since: number | undefined): void {
-    const pending = this.#removals.get(instance.id);
-    if (pending) {
-      clearTimeout(pending);
-      this.#removals.delete(instance.id);
-    }
+    this.#retention.cancel(instance.id);
+    this.#retries.cancel(instance.id);
     if (instance.registered || since === undefined) return;
-    this.#retireLater(instance.id, Math.max(0, since + this.options.retentionAfterDeregistration - this.#now()));
+    this.#retention.schedule(instance.id, since + this.options.retentionAfterDeregistration);
   }
 
   #retire(id: string): void {
-    this.#removals.delete(id);
     const lease = this.#leases?.lease(RETENTION_LEASE);
     const log = this.#log;
     if (!log || !this.#snapshots.has(id)) return;
+    // One delay for every retry keeps that queue in order too.
+    const retryAt = this.#now() + (Math.min(this.options.retentionAfterDeregistration, 10_000) || 1000);
     if (!lease?.held || lease.token === undefined) {
-      this.#retireLater(id, Math.min(this.options.retentionAfterDeregistration, 10_000) || 1000);
+      this.#retries.schedule(id, retryAt);
       return;
     }
     log.drop(id, { lease: RETENTION_LEASE, token: lease.token }).catch((error: unknown) => {
       this.options.log.warn(`could not drop the history of ${id} (will try again): ${error instanceof Error ? error.message : String(error)}`);
-      if (this.#snapshots.has(id) && !this.#removals.has(id)) this.#retireLater(id, 10_000);
+      if (this.#snapshots.has(id) && !this.#retention.has(id) && !this.#retries.has(id)) this.#retries.schedule(id, retryAt);
     });
-  }
-
-  #retireLater(id: string, delay: number): void {
-    const timer = setTimeout(() => this.#retire(id), delay);
-    timer.unref();
-    this.#removals.set(id, timer);
   }
 }
 
