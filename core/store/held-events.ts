@@ -48,22 +48,26 @@ export function compactionKind(event: InstanceEvent): string {
  */
 export class HeldEvents {
   readonly #byInstance = new Map<string, InstanceEvent[]>();
-  /** Every held event in `seq` order; compacted events linger as tombstones until a rebuild. */
-  #log: InstanceEvent[] = [];
-  readonly #dead = new Set<InstanceEvent>();
+  /**
+   * Every held event in `seq` order. A dropped event leaves its `seq` in its place (a tombstone)
+   * until a rebuild: the event itself, and what it holds, can go at once (churn drops whole
+   * histories all day long, and those would otherwise stay until half the list was tombstones).
+   */
+  #log: (InstanceEvent | number)[] = [];
+  #tombstones = 0;
 
   constructor(private readonly maxPerInstance: number) {}
 
   /** Adds one event, newer (by `seq`) than every event held. */
   add(event: InstanceEvent): void {
-    // A new array of exactly the events held, not a push: a pushed-to array keeps room for ~16
-    // more, ~100 bytes per instance when most instances hold four or five events.
+    // A new array of exactly the events held: `concat` allocates that, where a push or a spread
+    // (`[...list, event]`) keeps room for ~16 more, ~140 bytes per instance.
     const list = this.#byInstance.get(event.instance);
-    const held = list ? [...list, event] : [event];
+    const held = list ? list.concat([event]) : [event];
     this.#byInstance.set(event.instance, held);
     this.#log.push(event);
     if (held.length > this.maxPerInstance) {
-      const kept = compactHistory(held, this.maxPerInstance, (gone) => this.#dead.add(gone));
+      const kept = compactHistory(held, this.maxPerInstance, (gone) => this.#bury(gone));
       this.#byInstance.set(event.instance, kept.slice());
       this.#collectTombstones();
     }
@@ -76,24 +80,17 @@ export class HeldEvents {
 
   /** Every held event, in `seq` order. */
   all(): InstanceEvent[] {
-    return this.#dead.size === 0 ? [...this.#log] : this.#log.filter((event) => !this.#dead.has(event));
+    return this.#log.filter(isEvent);
   }
 
   /** Held events after `seq`, oldest first. */
   since(seq: number): InstanceEvent[] {
-    let low = 0;
-    let high = this.#log.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (this.#log[mid]!.seq <= seq) low = mid + 1;
-      else high = mid;
-    }
-    return this.#log.slice(low).filter((event) => !this.#dead.has(event));
+    return this.#log.slice(this.#firstAfter(seq)).filter(isEvent);
   }
 
   /** How many events are held. */
   get size(): number {
-    return this.#log.length - this.#dead.size;
+    return this.#log.length - this.#tombstones;
   }
 
   /** Forgets every event of one instance. */
@@ -101,7 +98,7 @@ export class HeldEvents {
     const list = this.#byInstance.get(id);
     if (!list) return;
     this.#byInstance.delete(id);
-    for (const event of list) this.#dead.add(event);
+    for (const event of list) this.#bury(event);
     this.#collectTombstones();
   }
 
@@ -109,13 +106,41 @@ export class HeldEvents {
   clear(): void {
     this.#byInstance.clear();
     this.#log = [];
-    this.#dead.clear();
+    this.#tombstones = 0;
   }
 
   /** Rebuilds the global list once tombstones make up half of it, keeping `since` cheap. */
   #collectTombstones(): void {
-    if (this.#dead.size * 2 < this.#log.length) return;
-    this.#log = this.#log.filter((event) => !this.#dead.has(event));
-    this.#dead.clear();
+    if (this.#tombstones * 2 < this.#log.length) return;
+    this.#log = this.#log.filter(isEvent);
+    this.#tombstones = 0;
   }
+
+  /** Leaves the event's `seq` in its place in the global list. */
+  #bury(event: InstanceEvent): void {
+    const index = this.#firstAfter(event.seq) - 1;
+    if (index < 0 || this.#log[index] !== event) return;
+    this.#log[index] = event.seq;
+    this.#tombstones += 1;
+  }
+
+  /** The index of the first entry (event or tombstone) after `seq`. */
+  #firstAfter(seq: number): number {
+    let low = 0;
+    let high = this.#log.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (seqOf(this.#log[mid]!) <= seq) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+}
+
+function isEvent(entry: InstanceEvent | number): entry is InstanceEvent {
+  return typeof entry !== 'number';
+}
+
+function seqOf(entry: InstanceEvent | number): number {
+  return typeof entry === 'number' ? entry : entry.seq;
 }
