@@ -68,6 +68,21 @@ test('since() skips compacted and dropped events; clear() forgets everything', (
   assert.is(held.size, 0);
 });
 
+test('a dropped event leaves a tombstone: since() finds its place, size and all() leave it out', () => {
+  const held = new HeldEvents(10);
+  const events = ['a', 'b', 'c', 'd'].flatMap((id) => [event(id, 0, { type: 'REGISTERED', registration })]);
+  const later = ['a', 'b', 'c', 'd'].map((id) => event(id, 1, status('UP')));
+  for (const e of [...events, ...later]) held.add(e);
+  held.drop('b'); // 2 of 8 entries: below half, the list is not rebuilt
+  assert.is(held.size, 6);
+  assert.equal(held.all().map((e) => `${e.instance}${e.version}`), ['a0', 'c0', 'd0', 'a1', 'c1', 'd1']);
+  assert.equal(held.since(events[1]!.seq).map((e) => `${e.instance}${e.version}`), ['c0', 'd0', 'a1', 'c1', 'd1'], 'from a tombstone');
+  assert.equal(held.since(later[1]!.seq).map((e) => `${e.instance}${e.version}`), ['c1', 'd1']);
+  held.drop('c'); // now half: rebuilt
+  assert.equal(held.since(0).map((e) => `${e.instance}${e.version}`), ['a0', 'd0', 'a1', 'd1']);
+  assert.is(held.size, 4);
+});
+
 test('the memory log numbers events from its base, refuses a version that is not newer, and delivers before it resolves', async () => {
   const delivered: InstanceEvent[] = [];
   const log: EventLog = new MemoryEventLog(1000);
