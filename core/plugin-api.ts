@@ -50,6 +50,7 @@ export { InFlight } from './in-flight.js';
 export { vigilVersion } from './version.js';
 export { parseRegistration, type HeldRegistrationOf } from './store/registration.js';
 export { instanceIdOf } from './store/instance-id.js';
+export { turnSlot } from './turn-slots.js';
 export { defineToken, type ServiceToken } from './contract/tokens.js';
 export {
   DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, instanceHttpOf,

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { InFlight, StreamTooLargeError, collectStream, type Instance, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
+import { InFlight, StreamTooLargeError, collectStream, turnSlot, type Instance, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
 import { DEFAULT_ACCEPT } from './media-type.js';
 import { OriginGate, originOf } from './origin-gate.js';
@@ -98,7 +98,10 @@ export class InstanceClient implements InstanceHttpClient {
     const cutOff: CutOff | undefined = options.cutOff ? { ms: options.cutOff, from: undefined } : undefined;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.#once(url, method, headers, timeout, maxBodyBytes, options.signal, cutOff);
+        const response = await this.#once(url, method, headers, timeout, maxBodyBytes, options.signal, cutOff);
+        // The caller handles the answer when the turn has room: hundreds of answers may arrive at once.
+        await turnSlot();
+        return response;
       } catch (error) {
         const failure = toCallError(error);
         // An abort is the caller's decision, an oversized body would only come again, and past the cut-off no time is left.
