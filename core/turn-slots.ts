@@ -1,5 +1,5 @@
 /** Continuations let through in one pass of the event loop; the rest wait for the next pass. */
-export const SLOTS_PER_TURN = 16;
+export const SLOTS_PER_TURN = 4;
 
 /** Waiting continuations from `head` on. */
 const waiting: ((() => void) | undefined)[] = [];

@@ -1,5 +1,5 @@
 /** Tasks started in one turn of the event loop, at most: then the loop gets to serve requests again. */
-export const STARTS_PER_TURN = 16;
+export const STARTS_PER_TURN = 4;
 
 /**
  * A global cap on checks in flight. Tasks beyond the cap wait in FIFO order; a hung instance
@@ -15,10 +15,10 @@ export class ConcurrencyLimiter {
   readonly #queue: ((() => void) | undefined)[] = [];
   #head = 0;
   #active = 0;
-  /** Tasks started since the limiter last let the event loop turn. */
+  /** Tasks started in this turn of the event loop. */
   #startedInTurn = 0;
-  /** A later turn is asked for (setImmediate) to start more; nothing starts until it comes. */
-  #resuming = false;
+  /** The end of this turn is asked for (setImmediate, after the pass over I/O): the count starts again there. */
+  #turnEnding = false;
 
   constructor(private max: number) {}
 
@@ -54,13 +54,10 @@ export class ConcurrencyLimiter {
   }
 
   #next(): void {
-    if (this.#resuming) return;
     while (this.#active < this.max && this.#head < this.#queue.length) {
       // Counted over calls, not per call: every task's completion and every run() calls this.
-      if (this.#startedInTurn === STARTS_PER_TURN) {
-        this.#resumeLater();
-        return;
-      }
+      if (this.#startedInTurn === STARTS_PER_TURN) return; // the turn's end starts more
+      if (this.#startedInTurn === 0) this.#endTurnLater();
       this.#startedInTurn += 1;
       const start = this.#queue[this.#head]!;
       // Let go of a started task at once: a slot kept for later compaction would keep the whole
@@ -80,10 +77,11 @@ export class ConcurrencyLimiter {
     }
   }
 
-  #resumeLater(): void {
-    this.#resuming = true;
+  #endTurnLater(): void {
+    if (this.#turnEnding) return;
+    this.#turnEnding = true;
     setImmediate(() => {
-      this.#resuming = false;
+      this.#turnEnding = false;
       this.#startedInTurn = 0;
       this.#next();
     });
