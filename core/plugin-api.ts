@@ -35,7 +35,7 @@ export type {
   Application, Endpoint, EventDraft, Instance, InstanceEvent, InstanceEventType, Registration, StatusInfo,
 } from './store/types.js';
 export type { ConfigSchema } from '../config/validate.js';
-export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand } from './store/commands.js';
+export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration } from './store/commands.js';
 export { endpointUrl, visibleEndpoints, applyEvent, emptyInstance } from './store/instance.js';
 export { compactionKind } from './store/held-events.js';
 export { storedEvent } from './store/event-shape.js';
