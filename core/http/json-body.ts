@@ -4,6 +4,7 @@ import { readBody } from './read-body.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const NOT_BLANK = /\S/;
 
 /**
  * Reads and parses a JSON request body. The Content-Type must be JSON (`application/json` or a
@@ -17,7 +18,8 @@ export async function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT): Pr
     throw new HttpError(415, `Content-Type must be application/json, got ${type ? JSON.stringify(type) : 'none'}`);
   }
   const text = (await readBody(req, limit)).toString('utf8');
-  if (text.trim() === '') throw new HttpError(400, 'request body is empty; expected a JSON document');
+  // A search for the first non-blank character, not trim(), which copies every body.
+  if (!NOT_BLANK.test(text)) throw new HttpError(400, 'request body is empty; expected a JSON document');
   try {
     return JSON.parse(text);
   } catch (error) {
