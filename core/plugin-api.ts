@@ -47,6 +47,7 @@ export { readBody } from './http/read-body.js';
 export { appendVary, varyOnWrite } from './http/vary.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { InFlight } from './in-flight.js';
+export { Fifo } from './fifo.js';
 export { vigilVersion } from './version.js';
 export { parseRegistration, type HeldRegistrationOf } from './store/registration.js';
 export { instanceIdOf } from './store/instance-id.js';

@@ -1,9 +1,9 @@
+import { Fifo } from './fifo.js';
+
 /** Continuations let through in one pass of the event loop; the rest wait for the next pass. */
 export const SLOTS_PER_TURN = 4;
 
-/** Waiting continuations from `head` on. */
-const waiting: ((() => void) | undefined)[] = [];
-let head = 0;
+const waiting = new Fifo<() => void>();
 let granted = 0;
 let releaseAsked = false;
 
@@ -18,7 +18,7 @@ let releaseAsked = false;
  */
 export function turnSlot(): Promise<void> | undefined {
   askRelease();
-  if (granted < SLOTS_PER_TURN && head === waiting.length) {
+  if (granted < SLOTS_PER_TURN && waiting.size === 0) {
     granted += 1;
     return undefined;
   }
@@ -37,21 +37,9 @@ function askRelease(): void {
 function release(): void {
   releaseAsked = false;
   granted = 0;
-  while (granted < SLOTS_PER_TURN && head < waiting.length) {
+  while (granted < SLOTS_PER_TURN && waiting.size > 0) {
     granted += 1;
-    const resume = waiting[head]!;
-    waiting[head] = undefined;
-    head += 1;
-    resume();
+    waiting.shift()!();
   }
-  if (head === waiting.length) {
-    waiting.length = 0;
-    head = 0;
-  } else {
-    if (head > 1024 && head * 2 > waiting.length) {
-      waiting.splice(0, head);
-      head = 0;
-    }
-    askRelease();
-  }
+  if (waiting.size > 0) askRelease();
 }

@@ -1,3 +1,5 @@
+import { Fifo } from '../../core/plugin-api.js';
+
 /** Tasks started in one turn of the event loop, at most: then the loop gets to serve requests again. */
 export const STARTS_PER_TURN = 4;
 
@@ -11,9 +13,7 @@ export const STARTS_PER_TURN = 4;
  * long turns during which no other request is read.
  */
 export class ConcurrencyLimiter {
-  /** Waiting tasks from `#head` on; slots before it are emptied as their tasks start. */
-  readonly #queue: ((() => void) | undefined)[] = [];
-  #head = 0;
+  readonly #queue = new Fifo<() => void>();
   #active = 0;
   /** Tasks started in this turn of the event loop. */
   #startedInTurn = 0;
@@ -33,7 +33,7 @@ export class ConcurrencyLimiter {
   }
 
   get waiting(): number {
-    return this.#queue.length - this.#head;
+    return this.#queue.size;
   }
 
   /** Runs `task` when a slot is free. The task always starts asynchronously (never inside the caller's stack). */
@@ -54,26 +54,12 @@ export class ConcurrencyLimiter {
   }
 
   #next(): void {
-    while (this.#active < this.max && this.#head < this.#queue.length) {
+    while (this.#active < this.max && this.#queue.size > 0) {
       // Counted over calls, not per call: every task's completion and every run() calls this.
       if (this.#startedInTurn === STARTS_PER_TURN) return; // the turn's end starts more
       if (this.#startedInTurn === 0) this.#endTurnLater();
       this.#startedInTurn += 1;
-      const start = this.#queue[this.#head]!;
-      // Let go of a started task at once: a slot kept for later compaction would keep the whole
-      // check (request, response, promises) alive long enough to be promoted to the old
-      // generation, which at thousands of checks a second fills the heap with garbage.
-      this.#queue[this.#head] = undefined;
-      this.#head += 1;
-      if (this.#head === this.#queue.length) {
-        this.#queue.length = 0;
-        this.#head = 0;
-      } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-        // Compact now and then instead of shift(), which is O(n) on a long queue.
-        this.#queue.splice(0, this.#head);
-        this.#head = 0;
-      }
-      start();
+      this.#queue.shift()!();
     }
   }
 
