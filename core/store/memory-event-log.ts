@@ -12,9 +12,10 @@ import type { InstanceEvent } from './types.js';
  * each DEREGISTERED beyond that drops the one deregistered longest ago.
  */
 export class MemoryEventLog implements EventLog {
+  /** The last version of each instance held, but for those deregistered: each id is in one map only. */
   readonly #versions = new Map<string, number>();
-  /** Deregistered instance ids, oldest deregistration first (a Map keeps insertion order). */
-  readonly #deregistered = new Map<string, true>();
+  /** The last version of each deregistered instance, oldest deregistration first (a Map keeps insertion order). */
+  readonly #deregistered = new Map<string, number>();
   #receiver: LogReceiver | undefined;
   #nextSeq: number;
 
@@ -28,13 +29,23 @@ export class MemoryEventLog implements EventLog {
   }
 
   async append(event: NewEvent): Promise<InstanceEvent> {
-    const last = this.#versions.get(event.instance) ?? -1;
-    if (event.version <= last) throw new VersionConflictError(event.instance, last);
-    this.#versions.set(event.instance, event.version);
+    const id = event.instance;
+    const gone = this.#deregistered.get(id);
+    const last = gone ?? this.#versions.get(id) ?? -1;
+    if (event.version <= last) throw new VersionConflictError(id, last);
+    if (event.type === 'DEREGISTERED') {
+      this.#versions.delete(id);
+      this.#deregistered.delete(id);
+      this.#deregistered.set(id, event.version);
+    } else if (gone !== undefined && event.type !== 'REGISTERED') {
+      this.#deregistered.set(id, event.version);
+    } else {
+      this.#deregistered.delete(id);
+      this.#versions.set(id, event.version);
+    }
     const stored = storedEvent(event, this.#nextSeq++);
     this.#receiver?.event(stored);
-    if (event.type === 'REGISTERED') this.#deregistered.delete(event.instance);
-    if (event.type === 'DEREGISTERED') this.#trimAfterDeregistration(event.instance);
+    if (event.type === 'DEREGISTERED') this.#trim();
     return stored;
   }
 
@@ -46,9 +57,8 @@ export class MemoryEventLog implements EventLog {
     this.#receiver = undefined;
   }
 
-  /** Notes `id` as the newest deregistration, then drops the oldest ones beyond the cap: O(1) per deregistration. */
-  #trimAfterDeregistration(id: string): void {
-    this.#deregistered.set(id, true);
+  /** Drops the oldest deregistrations beyond the cap: O(1) per deregistration. */
+  #trim(): void {
     while (this.#deregistered.size > this.maxDeregistered) this.#forget(this.#deregistered.keys().next().value as string);
   }
 
