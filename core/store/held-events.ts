@@ -1,3 +1,5 @@
+import type { RetiredState } from './instance.js';
+import { cameBack, isRetired, openHistory, sealHistory, type RetiredHistory, type SealedHistory } from './sealed-history.js';
 import { KNOWN_STATUSES, type InstanceEvent } from './types.js';
 
 /** Status kinds compaction spares one of each: the known statuses; every other string shares one kind. */
@@ -45,9 +47,15 @@ export function compactionKind(event: InstanceEvent): string {
  * The events a node holds: one ordered list per instance plus one global list in `seq` order,
  * bounded by `compactHistory` (unlike SBA's, SBA #5476, #5604, #3276). Events arrive from the
  * event log, numbered; whole instances leave when the log drops them (retention).
+ *
+ * The history of an instance that left can be sealed (`seal`): held as one compressed string
+ * (`SealedHistory`) outside both lists, with how the instance left, until it is dropped or comes
+ * back. Events that come after it are held as usual, the sealed part staying sealed before them.
  */
 export class HeldEvents {
   readonly #byInstance = new Map<string, InstanceEvent[]>();
+  readonly #sealed = new Map<string, SealedHistory>();
+  #sealedCount = 0;
   /**
    * Every held event in `seq` order. A dropped event leaves its `seq` in its place (a tombstone)
    * until a rebuild: the event itself, and what it holds, can go at once (churn drops whole
@@ -62,42 +70,103 @@ export class HeldEvents {
   add(event: InstanceEvent): void {
     // A new array of exactly the events held: `concat` allocates that, where a push or a spread
     // (`[...list, event]`) keeps room for ~16 more, ~140 bytes per instance.
-    const list = this.#byInstance.get(event.instance);
+    const id = event.instance;
+    const list = this.#byInstance.get(id);
     const held = list ? list.concat([event]) : [event];
-    this.#byInstance.set(event.instance, held);
+    this.#byInstance.set(id, held);
     this.#log.push(event);
-    if (held.length > this.maxPerInstance) {
-      const kept = compactHistory(held, this.maxPerInstance, (gone) => this.#bury(gone));
-      this.#byInstance.set(event.instance, kept.slice());
-      this.#collectTombstones();
-    }
+    let sealed = this.#sealed.get(id);
+    if (isRetired(sealed)) this.#sealed.set(id, (sealed = cameBack(sealed)));
+    if (held.length + (sealed?.count ?? 0) > this.maxPerInstance) this.#compact(id, held);
+  }
+
+  /**
+   * Seals the history of `id`, whose instance left as `retired` says: its events leave the
+   * lists for one compressed string. Returns false when nothing of it is held.
+   */
+  seal(id: string, retired: RetiredState): boolean {
+    const list = this.#byInstance.get(id);
+    const sealed = this.#sealed.get(id);
+    if (!list && !sealed) return false;
+    const events = sealed ? openHistory(sealed).concat(list ?? []) : list!;
+    this.#forgetList(id);
+    this.#reseal(id, sealed, events, retired);
+    return true;
+  }
+
+  /** The sealed history of `id` if its instance left and has not come back (`retiredDetails` reads how it left). */
+  retired(id: string): RetiredHistory | undefined {
+    const sealed = this.#sealed.get(id);
+    return isRetired(sealed) ? sealed : undefined;
   }
 
   /** The held events of one instance, oldest first. */
   ofInstance(id: string): readonly InstanceEvent[] {
-    return this.#byInstance.get(id) ?? [];
+    const list = this.#byInstance.get(id) ?? [];
+    const sealed = this.#sealed.get(id);
+    return sealed ? openHistory(sealed).concat(list) : list;
   }
 
   /** Every held event, in `seq` order. */
   all(): InstanceEvent[] {
     // `slice` allocates the copy once at its size; `filter` grows it step by step, and at
     // millions of events the steps are tens of MB of large objects only a full GC frees.
-    return this.#tombstones === 0 ? this.#log.slice() as InstanceEvent[] : this.#log.filter(isEvent);
+    const listed = this.#tombstones === 0 ? this.#log.slice() as InstanceEvent[] : this.#log.filter(isEvent);
+    return this.#sealed.size === 0 ? listed : mergeBySeq(listed, this.#sealedSince(Number.NEGATIVE_INFINITY));
   }
 
   /** Held events after `seq`, oldest first. */
   since(seq: number): InstanceEvent[] {
     const after = this.#log.slice(this.#firstAfter(seq));
-    return this.#tombstones === 0 ? after as InstanceEvent[] : after.filter(isEvent);
+    const listed = this.#tombstones === 0 ? after as InstanceEvent[] : after.filter(isEvent);
+    return this.#sealed.size === 0 ? listed : mergeBySeq(listed, this.#sealedSince(seq));
   }
 
   /** How many events are held. */
   get size(): number {
-    return this.#log.length - this.#tombstones;
+    return this.#log.length - this.#tombstones + this.#sealedCount;
   }
 
   /** Forgets every event of one instance. */
   drop(id: string): void {
+    this.#forgetList(id);
+    this.#reseal(id, this.#sealed.get(id), [], null);
+  }
+
+  /** Forgets everything (the log reloaded). */
+  clear(): void {
+    this.#byInstance.clear();
+    this.#sealed.clear();
+    this.#sealedCount = 0;
+    this.#log = [];
+    this.#tombstones = 0;
+  }
+
+  /** Compacts the history of `id` (its sealed part and `list`) down to the limit. */
+  #compact(id: string, list: readonly InstanceEvent[]): void {
+    const sealed = this.#sealed.get(id);
+    const older = sealed ? openHistory(sealed) : [];
+    const kept = compactHistory(older.concat(list), this.maxPerInstance, (gone) => this.#bury(gone));
+    const keptOlder = sealed ? kept.filter((event) => event.seq <= sealed.lastSeq) : [];
+    if (sealed && keptOlder.length !== sealed.count) this.#reseal(id, sealed, keptOlder, null);
+    this.#byInstance.set(id, kept.slice(keptOlder.length));
+    this.#collectTombstones();
+  }
+
+  /** Replaces the sealed part of `id` (`previous`) by `events`, sealed with `retired`; none when empty. */
+  #reseal(id: string, previous: SealedHistory | undefined, events: readonly InstanceEvent[], retired: RetiredState | null): void {
+    if (previous) this.#sealedCount -= previous.count;
+    if (events.length === 0) {
+      this.#sealed.delete(id);
+      return;
+    }
+    const sealed = sealHistory(events, retired);
+    this.#sealed.set(id, sealed);
+    this.#sealedCount += sealed.count;
+  }
+
+  /** Removes the listed events of `id` from both lists. */
+  #forgetList(id: string): void {
     const list = this.#byInstance.get(id);
     if (!list) return;
     this.#byInstance.delete(id);
@@ -105,11 +174,14 @@ export class HeldEvents {
     this.#collectTombstones();
   }
 
-  /** Forgets everything (the log reloaded). */
-  clear(): void {
-    this.#byInstance.clear();
-    this.#log = [];
-    this.#tombstones = 0;
+  /** Sealed events after `seq`, in `seq` order: a sealed history is read only if it has any. */
+  #sealedSince(seq: number): InstanceEvent[] {
+    const events: InstanceEvent[] = [];
+    for (const sealed of this.#sealed.values()) {
+      if (sealed.lastSeq <= seq) continue;
+      for (const event of openHistory(sealed)) if (event.seq > seq) events.push(event);
+    }
+    return events.sort((a, b) => a.seq - b.seq);
   }
 
   /** Rebuilds the global list once tombstones make up half of it, keeping `since` cheap. */
@@ -138,6 +210,16 @@ export class HeldEvents {
     }
     return low;
   }
+}
+
+/** One list in `seq` order from two. */
+function mergeBySeq(a: readonly InstanceEvent[], b: readonly InstanceEvent[]): InstanceEvent[] {
+  if (b.length === 0) return a as InstanceEvent[];
+  const merged = new Array<InstanceEvent>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < merged.length; k += 1) merged[k] = j >= b.length || (i < a.length && a[i]!.seq < b[j]!.seq) ? a[i++]! : b[j++]!;
+  return merged;
 }
 
 function isEvent(entry: InstanceEvent | number): entry is InstanceEvent {

@@ -90,6 +90,42 @@ function shaped(instance: Instance, changes: Partial<Instance>): Instance {
   };
 }
 
+/** What a deregistered instance still holds besides its version: the rest is the same for every one. */
+export interface RetiredDetails {
+  readonly registration: Registration | null;
+  readonly statusTimestamp: string;
+}
+
+export type RetiredState = RetiredDetails & { readonly version: number };
+
+/**
+ * A deregistered instance as DEREGISTERED leaves it, its details read only when asked for (from a
+ * sealed history: most readers only look whether it is registered). The fields in their usual order.
+ */
+export function retiredInstance(id: string, version: number, read: () => RetiredDetails): Instance {
+  let details: RetiredDetails | undefined;
+  const detail = () => (details ??= read());
+  return {
+    id,
+    version,
+    get registration() { return detail().registration; },
+    registered: false,
+    statusInfo: UNKNOWN_STATUS,
+    get statusTimestamp() { return detail().statusTimestamp; },
+    info: EMPTY,
+    endpoints: NO_ENDPOINTS,
+    buildVersion: null,
+    tags: EMPTY,
+  };
+}
+
+/** What `retiredInstance` rebuilds `instance` from, when it is exactly as DEREGISTERED left it. */
+export function retiredStateOf(instance: Instance): RetiredState | undefined {
+  const asLeft = !instance.registered && instance.statusInfo === UNKNOWN_STATUS && instance.info === EMPTY && instance.endpoints === NO_ENDPOINTS
+    && instance.buildVersion === null && instance.tags === EMPTY;
+  return asLeft ? { version: instance.version, registration: instance.registration, statusTimestamp: instance.statusTimestamp } : undefined;
+}
+
 /** `instance` holding `endpoints` instead of its own (the same endpoints, held more compactly). */
 export function withEndpoints(instance: Instance, endpoints: readonly Endpoint[]): Instance {
   return shaped(instance, { endpoints });

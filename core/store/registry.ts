@@ -9,8 +9,10 @@ import { storedEvent } from './event-shape.js';
 import { heldEndpoints } from './held-endpoints.js';
 import { HeldEvents } from './held-events.js';
 import { instanceIdOf } from './instance-id.js';
-import { applyEvent, emptyInstance, withEndpoints } from './instance.js';
+import { Fifo } from '../fifo.js';
+import { applyEvent, emptyInstance, retiredInstance, retiredStateOf, withEndpoints } from './instance.js';
 import { RetirementQueue } from './retirement-queue.js';
+import { retiredDetails } from './sealed-history.js';
 import type { Application, Endpoint, Instance, InstanceEvent, Registration } from './types.js';
 import { Waiters } from './waiters.js';
 
@@ -18,6 +20,12 @@ import { Waiters } from './waiters.js';
 const MAX_ATTEMPTS = 10;
 /** How long a writer that lost a race waits for its snapshot to catch up before it gives up. */
 const CATCH_UP_MS = 5000;
+/**
+ * How many of the latest deregistrations stay held as objects before their histories are sealed:
+ * what follows a deregistration (its notifications, streams, checks still under way) reads them
+ * as they are, and only those that stay gone a while are compressed.
+ */
+const RECENT_DEREGISTRATIONS = 64;
 /** The lease of the retention sweep: one node drops a deregistered instance's history, all forget it. */
 export const RETENTION_LEASE = 'retention';
 
@@ -39,7 +47,10 @@ export interface RegistryOptions {
  * the bus as `instance.changed`.
  */
 export class InstanceRegistry implements LogReceiver {
+  /** Instances held as objects: the registered ones and the latest deregistered; the rest are in `#held`, sealed. */
   readonly #snapshots = new Map<string, Instance>();
+  /** Deregistered instances held as objects, oldest first, to seal beyond `RECENT_DEREGISTRATIONS`. */
+  readonly #toSeal = new Fifo<string>();
   readonly #held: HeldEvents;
   /** Deregistered instances, to drop once their retention runs out (they leave in the order they left). */
   readonly #retention: RetirementQueue;
@@ -88,7 +99,7 @@ export class InstanceRegistry implements LogReceiver {
 
   /** Records DEREGISTERED. Returns false for an id never seen (or already dropped). */
   async deregister(id: string, options: WriteOptions = {}): Promise<boolean> {
-    if (!this.#snapshots.has(id)) return false;
+    if (!this.#has(id)) return false;
     await this.apply(id, deregisterCommand, options);
     return true;
   }
@@ -101,12 +112,13 @@ export class InstanceRegistry implements LogReceiver {
     for (let attempt = 1; ; attempt += 1) {
       const log = this.#log;
       if (!log) throw new StoreUnavailableError('the registry is not open');
-      const previous = this.#snapshots.get(id) ?? emptyInstance(id);
+      const previous = this.get(id) ?? emptyInstance(id);
       const decided = command(previous);
       if (!decided) return null;
       const draft = boundDraft(decided, this.options.maxDetailsBytes);
       if (draft !== decided && repeatsCurrent(draft, previous)) return null;
-      const event: NewEvent = { ...draft, instance: id, version: previous.version + 1, timestamp: this.#timestamp() };
+      // The held id string, not the caller's equal copy (a request path's), goes into the event.
+      const event: NewEvent = { ...draft, instance: previous.id, version: previous.version + 1, timestamp: this.#timestamp() };
       try {
         const stored = await log.append(event, { before: previous, after: applyEvent(previous, { ...event, seq: 0 } as InstanceEvent) }, options.fence);
         if (stored.seq > this.#lastSeq && !(await this.#seqWaiters.until(stored.seq, CATCH_UP_MS))) {
@@ -123,7 +135,10 @@ export class InstanceRegistry implements LogReceiver {
 
   /** An instance by id, registered or not, while its history is held. */
   get(id: string): Instance | undefined {
-    return this.#snapshots.get(id);
+    const snapshot = this.#snapshots.get(id);
+    if (snapshot) return snapshot;
+    const retired = this.#held.retired(id);
+    return retired && retiredInstance(id, retired.leftVersion, () => retiredDetails(retired));
   }
 
   /** The registered instances, optionally only those of one application name. */
@@ -157,6 +172,10 @@ export class InstanceRegistry implements LogReceiver {
     return this.#held.all();
   }
 
+  get eventCount(): number {
+    return this.#held.size;
+  }
+
   eventsOf(id: string): readonly InstanceEvent[] {
     return this.#held.ofInstance(id);
   }
@@ -185,6 +204,7 @@ export class InstanceRegistry implements LogReceiver {
     this.dispose();
     this.#snapshots.clear();
     this.#held.clear();
+    while (this.#toSeal.size > 0) this.#toSeal.shift();
     const leaving: { instance: Instance; since: number }[] = [];
     for (const loaded of snapshots) {
       const registration = loaded.registration;
@@ -195,13 +215,16 @@ export class InstanceRegistry implements LogReceiver {
       if (since !== undefined) leaving.push({ instance, since });
     }
     // The retention queue retires in the order entries come: the longest gone first.
-    for (const { instance, since } of leaving.sort((a, b) => a.since - b.since)) this.#scheduleRetention(instance, since);
+    leaving.sort((a, b) => a.since - b.since);
+    for (const { instance, since } of leaving) this.#scheduleRetention(instance, since);
     // A history read after its snapshot may run ahead of it; those events come again through
     // `event` (their seq is past `last`) and would otherwise be held twice.
     for (const event of events) {
       const snapshot = this.#snapshots.get(event.instance);
       if (snapshot && event.version <= snapshot.version) this.#held.add(withHeldEndpoints(event, snapshot.registration, snapshot.endpoints));
     }
+    for (const { instance } of leaving) this.#toSeal.push(instance.id);
+    this.#sealBeyondRecent();
     this.#firstSeq = seqs.first;
     this.#lastSeq = seqs.last;
     // Whatever they waited for is either in this state now or gone with the old one.
@@ -213,7 +236,7 @@ export class InstanceRegistry implements LogReceiver {
   /** LogReceiver: one event, in `seq` order. */
   event(event: InstanceEvent): void {
     if (event.seq <= this.#lastSeq) return;
-    const previous = this.#snapshots.get(event.instance) ?? emptyInstance(event.instance);
+    const previous = this.get(event.instance) ?? emptyInstance(event.instance);
     this.#lastSeq = event.seq;
     // Versions only grow: an event the snapshot already covers (a reload overtook it) changes nothing.
     if (event.version <= previous.version) this.options.log.debug(`event ${event.seq} of ${event.instance} (version ${event.version}) is older than what is held (${previous.version}): not applied`);
@@ -225,6 +248,10 @@ export class InstanceRegistry implements LogReceiver {
       if (event.type === 'DEREGISTERED' || event.type === 'REGISTERED') this.#scheduleRetention(instance, this.#deregisteredAt(instance));
       this.bus.emit('instance.changed', { event, instance, previous });
       this.#versionWaiters.get(event.instance)?.releaseUpTo(instance.version);
+      if (event.type === 'DEREGISTERED') {
+        this.#toSeal.push(event.instance);
+        this.#sealBeyondRecent();
+      }
     }
     this.#seqWaiters.releaseUpTo(event.seq);
   }
@@ -243,9 +270,24 @@ export class InstanceRegistry implements LogReceiver {
     this.#retries.clear();
   }
 
+  /** Whether an instance is held, as an object or sealed. */
+  #has(id: string): boolean {
+    return this.#snapshots.has(id) || this.#held.retired(id) !== undefined;
+  }
+
+  /** Seals the histories of the deregistered instances beyond the latest few, those still gone. */
+  #sealBeyondRecent(): void {
+    while (this.#toSeal.size > RECENT_DEREGISTRATIONS) {
+      const id = this.#toSeal.shift()!;
+      const snapshot = this.#snapshots.get(id);
+      const retired = snapshot && retiredStateOf(snapshot);
+      if (retired && this.#held.seal(id, retired)) this.#snapshots.delete(id);
+    }
+  }
+
   /** Resolves once the snapshot of `id` is at `version` or newer, or after a while (the retry then loses again or wins). */
   async #versionReached(id: string, version: number): Promise<void> {
-    if ((this.#snapshots.get(id)?.version ?? -1) >= version) return;
+    if ((this.get(id)?.version ?? -1) >= version) return;
     let waiters = this.#versionWaiters.get(id);
     if (!waiters) this.#versionWaiters.set(id, (waiters = new Waiters()));
     try {
@@ -284,7 +326,7 @@ export class InstanceRegistry implements LogReceiver {
   #retire(id: string): void {
     const lease = this.#leases?.lease(RETENTION_LEASE);
     const log = this.#log;
-    if (!log || !this.#snapshots.has(id)) return;
+    if (!log || !this.#has(id)) return;
     // One delay for every retry keeps that queue in order too.
     const retryAt = this.#now() + (Math.min(this.options.retentionAfterDeregistration, 10_000) || 1000);
     if (!lease?.held || lease.token === undefined) {
@@ -293,7 +335,7 @@ export class InstanceRegistry implements LogReceiver {
     }
     log.drop(id, { lease: RETENTION_LEASE, token: lease.token }).catch((error: unknown) => {
       this.options.log.warn(`could not drop the history of ${id} (will try again): ${error instanceof Error ? error.message : String(error)}`);
-      if (this.#snapshots.has(id) && !this.#retention.has(id) && !this.#retries.has(id)) this.#retries.schedule(id, retryAt);
+      if (this.#has(id) && !this.#retention.has(id) && !this.#retries.has(id)) this.#retries.schedule(id, retryAt);
     });
   }
 }

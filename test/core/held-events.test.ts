@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { VersionConflictError, type EventLog, type NewEvent } from '../../core/contract/event-log.js';
 import { EventBus } from '../../core/bus.js';
 import { HeldEvents, compactHistory } from '../../core/store/held-events.js';
+import { retiredDetails } from '../../core/store/sealed-history.js';
 import { MemoryEventLog } from '../../core/store/memory-event-log.js';
 import { InstanceRegistry } from '../../core/store/registry.js';
 import { runSeqBase } from '../../core/store/seq-base.js';
@@ -113,6 +114,57 @@ test('seqs of a daemon start above every earlier run\'s; a resume point is only 
   assert.is(later.resumePoint(later.lastSeq), later.lastSeq);
   assert.is(later.resumePoint(later.lastSeq - 1), later.lastSeq - 1, 'just before the first event of this run');
   assert.is(later.resumePoint(later.lastSeq + 1), 0, 'an id never issued');
+});
+
+const wire = (events: readonly InstanceEvent[]) => events.map((e) => `${e.instance}${e.version}`);
+const leftAt = (version: number) => ({ version, registration, statusTimestamp: '1970-01-01T00:00:00.000Z' });
+
+test('a sealed history is held apart, compressed, and still read in seq order by all, since, ofInstance and size', () => {
+  const held = new HeldEvents(100);
+  const events = [event('a', 0, { type: 'REGISTERED', registration }), event('b', 0, { type: 'REGISTERED', registration }), event('a', 1, status('UP')),
+    event('b', 1, status('UP')), event('a', 2, { type: 'DEREGISTERED' }), event('b', 2, info)];
+  for (const e of events) held.add(e);
+  const before = { all: wire(held.all()), since: wire(held.since(events[2]!.seq)), a: held.ofInstance('a'), size: held.size };
+  assert.ok(held.seal('a', leftAt(2)));
+  assert.not.ok(held.seal('nobody', leftAt(0)));
+  assert.is(held.retired('a')!.leftVersion, 2);
+  assert.equal(retiredDetails(held.retired('a')!), { registration, statusTimestamp: leftAt(2).statusTimestamp });
+  assert.is(held.retired('b'), undefined);
+  assert.equal(wire(held.all()), before.all);
+  assert.equal(wire(held.since(events[2]!.seq)), before.since);
+  assert.equal(wire(held.since(events[4]!.seq)), ['b2'], 'a sealed history with nothing newer is not in a later since()');
+  assert.equal(JSON.parse(JSON.stringify(held.ofInstance('a'))), JSON.parse(JSON.stringify(before.a)));
+  assert.is(held.size, before.size);
+});
+
+test('events after a sealed part: the instance came back, order holds, compaction reaches into the sealed part, drop forgets both', () => {
+  const held = new HeldEvents(4);
+  const first = [event('a', 0, { type: 'REGISTERED', registration }), event('a', 1, info), event('a', 2, { type: 'DEREGISTERED' })];
+  for (const e of first) held.add(e);
+  held.seal('a', leftAt(2));
+  held.add(event('b', 0, { type: 'REGISTERED', registration }));
+  held.add(event('a', 3, { type: 'REGISTERED', registration }));
+  assert.is(held.retired('a'), undefined, 'back');
+  assert.equal(wire(held.ofInstance('a')), ['a0', 'a1', 'a2', 'a3']);
+  assert.equal(wire(held.all()), ['a0', 'a1', 'a2', 'b0', 'a3']);
+  held.add(event('a', 4, status('UP')));
+  assert.equal(wire(held.ofInstance('a')), ['a1', 'a2', 'a3', 'a4'], 'the oldest, sealed, went first');
+  held.add(event('a', 5, status('DOWN')));
+  assert.equal(wire(held.ofInstance('a')), ['a2', 'a3', 'a4', 'a5']);
+  assert.equal(wire(held.all()), ['a2', 'b0', 'a3', 'a4', 'a5']);
+  assert.is(held.size, 5);
+  held.add(event('a', 6, { type: 'DEREGISTERED' }));
+  held.seal('a', leftAt(6));
+  assert.equal(wire(held.ofInstance('a')), ['a3', 'a4', 'a5', 'a6'], 'sealed again, as one');
+  assert.equal(wire(held.since(0)), ['b0', 'a3', 'a4', 'a5', 'a6']);
+  held.drop('a');
+  assert.equal(wire(held.all()), ['b0']);
+  assert.is(held.size, 1);
+  assert.is(held.retired('a'), undefined);
+  held.seal('b', leftAt(0));
+  held.clear();
+  assert.equal(held.all(), []);
+  assert.is(held.size, 0);
 });
 
 test.run();

@@ -246,4 +246,85 @@ test('max deregistered instances 0: a deregistered instance is forgotten at once
   registry.dispose();
 });
 
+/** `count` instances registered, checked UP, detected, read, then deregistered in order; their ids. */
+async function comeAndGo(registry: InstanceRegistry, count: number, prefix = 'pod'): Promise<string[]> {
+  const ids: string[] = [];
+  for (let n = 0; n < count; n += 1) {
+    const { id } = await registry.register(reg({ healthUrl: `http://${prefix}-${n}:8080/actuator/health`, managementUrl: `http://${prefix}-${n}:8080/actuator`, metadata: { 'tags.env': 'test' } }));
+    await registry.apply(id, changeStatusCommand(statusInfo('UP', { db: { status: 'UP' } })));
+    await registry.apply(id, detectEndpointsCommand([{ id: 'env', url: `http://${prefix}-${n}:8080/actuator/env` }]));
+    await registry.apply(id, changeInfoCommand({ build: { version: `1.${n}` } }));
+    await registry.deregister(id);
+    ids.push(id);
+  }
+  return ids;
+}
+
+test('deregistered instances beyond the latest 64 are held sealed, and read as before: get, events, eventsOf, eventsSince, eventCount', async () => {
+  // Two registries with one clock and the same writes hold the same; `plain` is read while all of them are still objects.
+  const clock = () => 1_800_000_000_000;
+  const { registry: plain } = await setup(60_000, clock);
+  const { registry } = await setup(60_000, clock);
+  const objects = (await comeAndGo(plain, 64)).map((id) => wireForm(plain.get(id)));
+  await comeAndGo(plain, 6, 'later');
+  const ids = [...await comeAndGo(registry, 64), ...await comeAndGo(registry, 6, 'later')];
+  const sealedOnes = ids.slice(0, 6);
+  // Held as an object, an instance reads as the same object each time; sealed, it is rebuilt for each read.
+  assert.not.ok(registry.get(ids[5]!) === registry.get(ids[5]!), 'the 6th oldest deregistration is sealed');
+  assert.ok(registry.get(ids[6]!) === registry.get(ids[6]!), 'the latest 64 are objects');
+  assert.equal(ids.slice(0, 64).map((id) => wireForm(registry.get(id))), objects);
+  assert.equal(registry.get(ids[0]!)!.registration!.healthUrl, 'http://pod-0:8080/actuator/health');
+  assert.is(registry.get(ids[0]!)!.registered, false);
+  assert.equal(wireForm(registry.events()), wireForm(plain.events()));
+  assert.is(registry.eventCount, 70 * 5);
+  assert.equal(wireForm(registry.eventsOf(ids[3]!)), wireForm(plain.eventsOf(ids[3]!)));
+  const middle = registry.eventsOf(ids[2]!)[2]!.seq;
+  assert.equal(wireForm(registry.eventsSince(middle)), wireForm(plain.eventsSince(middle)));
+  assert.equal(registry.list(), []);
+  for (const id of sealedOnes) assert.ok(await registry.deregister(id), 'a sealed id answers again');
+  assert.is(registry.eventCount, 70 * 5, 'and records nothing');
+  registry.dispose();
+  plain.dispose();
+});
+
+test('a sealed instance that comes back continues its versions and its history', async () => {
+  const { registry, changes } = await setup();
+  const ids = await comeAndGo(registry, 66);
+  const again = await registry.register(reg({ healthUrl: 'http://pod-0:8080/actuator/health', managementUrl: 'http://pod-0:8080/actuator', metadata: { 'tags.env': 'test' } }));
+  assert.is(again.id, ids[0]);
+  assert.is(again.event?.type, 'REGISTERED');
+  assert.is(again.event?.version, 5);
+  assert.is(changes.at(-1)!.previous.version, 4, 'the change starts from the sealed instance');
+  assert.is(changes.at(-1)!.previous.registered, false);
+  assert.ok(registry.get(ids[0]!)!.registered);
+  assert.equal(registry.eventsOf(ids[0]!).map((event) => event.version), [0, 1, 2, 3, 4, 5]);
+  assert.equal(registry.list().map((instance) => instance.id), [ids[0]]);
+  registry.dispose();
+});
+
+test('the retention drops sealed histories too', async () => {
+  const { registry } = await setup(1);
+  // The retention's timers fire only once this loop, which never leaves its turn, is done: by then 2 are sealed.
+  const ids = await comeAndGo(registry, 66);
+  assert.is(registry.eventCount, 66 * 5);
+  await eventually(() => registry.eventCount === 0, 'every deregistered history to be dropped');
+  assert.is(registry.get(ids[0]!), undefined);
+  assert.equal(registry.eventsOf(ids[0]!), []);
+  assert.is(await registry.deregister(ids[0]!), false);
+  registry.dispose();
+});
+
+test('load: deregistered instances beyond the latest 64 are sealed as they are loaded', async () => {
+  const { registry: writer } = await setup();
+  const ids = await comeAndGo(writer, 70);
+  const snapshots = ids.map((id) => writer.get(id)!);
+  const { registry: reader } = await setup();
+  reader.load(snapshots, writer.events(), { first: writer.events()[0]!.seq, last: writer.lastSeq });
+  assert.equal(ids.map((id) => wireForm(reader.get(id))), snapshots.map((instance) => wireForm(instance)));
+  assert.equal(wireForm(reader.events()), wireForm(writer.events()));
+  assert.ok(await reader.deregister(ids[0]!));
+  reader.dispose();
+  writer.dispose();
+});
+
 test.run();

@@ -1,0 +1,84 @@
+import { deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
+import { storedEvent } from './event-shape.js';
+import type { RetiredDetails, RetiredState } from './instance.js';
+import type { InstanceEvent } from './types.js';
+
+/**
+ * Held events of one instance as one compressed string (deflated JSON, one byte per character),
+ * with how it left when it was sealed at deregistration. A node keeps up to
+ * `max-deregistered-instances` deregistered histories no one reads until they are dropped: as
+ * objects, with their registration, timestamps and map entries, they took about three times this
+ * (bench/REPORT.md, churn).
+ */
+export interface SealedHistory {
+  readonly data: string;
+  readonly count: number;
+  readonly lastSeq: number;
+  /**
+   * The version its instance left with (`retiredDetails` reads the rest of how it left); null for
+   * the older part of a history whose instance came back.
+   */
+  readonly leftVersion: number | null;
+}
+
+/** A sealed history whose instance left and has not come back. */
+export type RetiredHistory = SealedHistory & { readonly leftVersion: number };
+
+/**
+ * The start of a typical sealed history: deflate finds its keys and common values here instead of
+ * spelling them out in each small history (the most frequent strings come last, nearest the data).
+ */
+const DICTIONARY = Buffer.from(
+  '{"status":"DOWN","details":{}}"OUT_OF_SERVICE""OFFLINE""RESTRICTED""RESTRICTED""description":"error":'
+  + '{"build":{"artifact":"group":"name":"time":"version":"git":{"branch":"commit":{"id":'
+  + '"version":1,"statusTimestamp":"2026-01-01T00:00:00.000Z","registration":'
+  + '[{"type":"REGISTRATION_UPDATED","instance":"","version":1,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"registration":'
+  + '{"name":"","managementUrl":"http://","healthUrl":"http://","serviceUrl":"http://","source":"http-api","metadata":{"startup":"2026-01-01T00:00:00.000Z","tags.'
+  + '{"type":"ENDPOINTS_DETECTED","instance":"","version":2,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"endpoints":'
+  + '[{"id":"health","url":"http://"},{"id":"info","url":"http://"},{"id":"env","url":"http://"},{"id":"metrics","url":"http://"}]}'
+  + '{"type":"INFO_CHANGED","instance":"","version":3,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"info":{"build":{"artifact":"'
+  + '{"type":"STATUS_CHANGED","instance":"","version":1,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"statusInfo":{"status":"UP","details":{}}}'
+  + '{"type":"DEREGISTERED","instance":"","version":4,"timestamp":"2026-01-01T00:00:00.000Z","seq":1}]}'
+  + '{"retired":{"version":4,"statusTimestamp":"2026-01-01T00:00:00.000Z","registration":{"name":"","managementUrl":"http://","healthUrl":"http://","serviceUrl":"http://","source":"http-api","metadata":{}}},'
+  + '"events":[{"type":"REGISTERED","instance":"","version":0,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"registration":{"name":"',
+  'utf8',
+);
+
+/** A small window and little state: histories are a few KB at most, and one is sealed per deregistration. */
+const OPTIONS: ZlibOptions = { level: 6, windowBits: 12, memLevel: 5, dictionary: DICTIONARY };
+
+interface Payload {
+  readonly retired: RetiredDetails | null;
+  readonly events: readonly InstanceEvent[];
+}
+
+/** Seals `events` (oldest first, at least one), with `retired` when the instance has left. */
+export function sealHistory(events: readonly InstanceEvent[], retired: RetiredState | null): SealedHistory {
+  const payload: Payload = { retired: retired && { statusTimestamp: retired.statusTimestamp, registration: retired.registration }, events };
+  const data = deflateRawSync(JSON.stringify(payload), OPTIONS).toString('latin1');
+  return Object.freeze({ data, count: events.length, lastSeq: events.at(-1)!.seq, leftVersion: retired && retired.version });
+}
+
+/** The same sealed history, its instance back: how it left no longer counts. */
+export function cameBack(sealed: SealedHistory): SealedHistory {
+  return Object.freeze({ data: sealed.data, count: sealed.count, lastSeq: sealed.lastSeq, leftVersion: null });
+}
+
+/** The events of a sealed history, oldest first, each as the logs hand events out. */
+export function openHistory(sealed: SealedHistory): InstanceEvent[] {
+  return read(sealed).events.map((event) => storedEvent(event, event.seq));
+}
+
+/** Whether the instance of a sealed history left and has not come back. */
+export function isRetired(sealed: SealedHistory | undefined): sealed is RetiredHistory {
+  return sealed?.leftVersion !== null && sealed !== undefined;
+}
+
+/** How the instance of a retired history left, besides its version. */
+export function retiredDetails(sealed: RetiredHistory): RetiredDetails {
+  return read(sealed).retired!;
+}
+
+function read(sealed: SealedHistory): Payload {
+  return JSON.parse(inflateRawSync(Buffer.from(sealed.data, 'latin1'), OPTIONS).toString('utf8')) as Payload;
+}

@@ -1,0 +1,54 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { storedEvent } from '../../core/store/event-shape.js';
+import { heldEndpoints } from '../../core/store/held-endpoints.js';
+import { cameBack, isRetired, openHistory, retiredDetails, sealHistory } from '../../core/store/sealed-history.js';
+import type { InstanceEvent, Registration } from '../../core/store/types.js';
+
+const base = 'http://10.0.0.7:8080/actuator';
+const registration: Registration = {
+  name: 'shop – café ☕', managementUrl: base, healthUrl: `${base}/health`, serviceUrl: 'http://10.0.0.7:8080/', source: 'http-api',
+  metadata: { startup: '2026-11-25T08:00:00.000Z', odd: 'lone \ud800 surrogate, quote " and \\ backslash' },
+};
+const history: InstanceEvent[] = [
+  storedEvent({ type: 'REGISTERED', instance: 'a1', version: 0, timestamp: '2026-11-25T08:00:01.000Z', registration }, 1_764_057_600_000_001),
+  storedEvent({ type: 'STATUS_CHANGED', instance: 'a1', version: 1, timestamp: '2026-11-25T08:00:02.000Z', statusInfo: { status: 'UP', details: { db: { status: 'UP' } } } }, 1_764_057_600_000_007),
+  storedEvent({ type: 'ENDPOINTS_DETECTED', instance: 'a1', version: 2, timestamp: '2026-11-25T08:00:03.000Z', endpoints: heldEndpoints([{ id: 'env', url: `${base}/env` }, { id: 'x', url: 'http://elsewhere/x' }], base, null) }, 1_764_057_600_000_009),
+  storedEvent({ type: 'INFO_CHANGED', instance: 'a1', version: 3, timestamp: '2026-11-25T08:00:04.000Z', info: { build: { version: '1.0' }, n: 1.5, list: [1, null, true] } }, 1_764_057_600_000_010),
+  storedEvent({ type: 'DEREGISTERED', instance: 'a1', version: 4, timestamp: '2026-11-25T08:00:05.000Z' }, 1_764_057_600_000_020),
+];
+const retired = { version: 4, registration, statusTimestamp: '2026-11-25T08:00:05.000Z' };
+
+test('a sealed history opens to the same events, in the wire form, frozen, with their seqs', () => {
+  const sealed = sealHistory(history, retired);
+  const opened = openHistory(sealed);
+  assert.equal(JSON.parse(JSON.stringify(opened)), JSON.parse(JSON.stringify(history)));
+  assert.equal(opened.map((event) => event.seq), history.map((event) => event.seq));
+  assert.equal(opened[0]!.type === 'REGISTERED' && opened[0]!.registration.metadata.odd, registration.metadata.odd);
+  assert.ok(opened.every((event) => Object.isFrozen(event)));
+  assert.equal(Object.keys(opened[1]!), Object.keys(history[1]!), 'the same shape as events stored by a log');
+  assert.is(sealed.count, 5);
+  assert.is(sealed.lastSeq, 1_764_057_600_000_020);
+  assert.ok(Object.isFrozen(sealed));
+});
+
+test('a sealed history is several times smaller than its JSON, and knows how its instance left', () => {
+  const sealed = sealHistory(history, retired);
+  const json = JSON.stringify(history).length;
+  assert.ok(sealed.data.length * 2 < json, `${sealed.data.length} characters sealed, ${json} of JSON`);
+  assert.ok(isRetired(sealed));
+  assert.is(sealed.leftVersion, 4);
+  assert.equal(retiredDetails(sealed), { registration, statusTimestamp: retired.statusTimestamp });
+});
+
+test('a history sealed without a retirement, or whose instance came back, has left no more', () => {
+  const older = sealHistory(history.slice(0, 2), null);
+  assert.not.ok(isRetired(older));
+  assert.is(older.leftVersion, null);
+  const back = cameBack(sealHistory(history, retired));
+  assert.not.ok(isRetired(back));
+  assert.is(back.count, 5);
+  assert.equal(openHistory(back).length, 5);
+});
+
+test.run();
