@@ -260,8 +260,13 @@ export interface Registry {
   applications(): Application[];
   /** One application; `instances: []` and UNKNOWN when none is registered. */
   application(name: string): Application;
-  /** Every held event, oldest first. */
+  /**
+   * Every held event, oldest first. Long-deregistered instances' histories are held compressed
+   * and read for this: to count events, use `eventCount`.
+   */
   events(): InstanceEvent[];
+  /** How many events `events()` would return. */
+  readonly eventCount: number;
   eventsOf(id: string): readonly InstanceEvent[];
   /** Held events recorded after the event with this `seq`; how streams resume. */
   eventsSince(seq: number): InstanceEvent[];

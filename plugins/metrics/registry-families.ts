@@ -59,7 +59,7 @@ export function registryFamilies(ctx: PluginContext<unknown>): MetricFamily[] {
     counter('vigil_registrations_total', 'REGISTERED events recorded (a re-registration that changes the registration is not one)', registrations),
     counter('vigil_deregistrations_total', 'DEREGISTERED events recorded', deregistrations),
     counter('vigil_status_changes_total', 'STATUS_CHANGED events recorded, by previous and new status', statusChanges, ['from', 'to']),
-    { name: 'vigil_events_held', help: 'Instance events held in memory (the history served by /instances/events)', type: 'gauge', collect: () => [{ value: instances.events().length }] },
+    { name: 'vigil_events_held', help: 'Instance events held in memory (the history served by /instances/events)', type: 'gauge', collect: () => [{ value: instances.eventCount }] },
     counter('vigil_http_requests_total', 'HTTP responses sent, by method, route as registered (never the raw path; "unmatched" when no route matches) and status class', requests, ['method', 'route', 'code_class']),
     {
       name: 'vigil_instance_up', help: 'Per registered instance: 1 when its status is UP, else 0 (only with metrics.per-instance: true)', type: 'gauge', labelNames: ['application', 'instance_id'],
