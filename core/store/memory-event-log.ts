@@ -30,8 +30,9 @@ export class MemoryEventLog implements EventLog {
 
   async append(event: NewEvent): Promise<InstanceEvent> {
     const id = event.instance;
-    const gone = this.#deregistered.get(id);
-    const last = gone ?? this.#versions.get(id) ?? -1;
+    const live = this.#versions.get(id);
+    const gone = live === undefined ? this.#deregistered.get(id) : undefined;
+    const last = live ?? gone ?? -1;
     if (event.version <= last) throw new VersionConflictError(id, last);
     if (event.type === 'DEREGISTERED') {
       this.#versions.delete(id);

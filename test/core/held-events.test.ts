@@ -99,6 +99,27 @@ test('the memory log numbers events from its base, refuses a version that is not
   assert.is((await log.append(draft(3), none)).seq, 1001, 'gaps in versions are allowed, as in SBA');
 });
 
+test('memory log: a deregistered instance keeps its version (conflicts, comeback) and its place in the cap\'s order until it registers again', async () => {
+  const dropped: string[] = [];
+  const log = new MemoryEventLog(1, 1);
+  await log.open({ load: () => undefined, event: () => undefined, dropped: (id) => dropped.push(id) });
+  const write = (instance: string, version: number, draft: EventDraft) => log.append({ ...draft, instance, version, timestamp: 't' } as NewEvent);
+  await write('a', 0, { type: 'REGISTERED', registration });
+  await write('a', 1, { type: 'DEREGISTERED' });
+  const conflict = await write('a', 1, { type: 'REGISTERED', registration }).catch((error: unknown) => error);
+  assert.is((conflict as VersionConflictError).current, 1, 'the version of a deregistered instance is kept');
+  await write('a', 2, info);
+  await write('b', 0, { type: 'REGISTERED', registration });
+  assert.equal(dropped, [], 'an event after DEREGISTERED (not REGISTERED) leaves it deregistered, in its place');
+  await write('b', 1, { type: 'DEREGISTERED' });
+  assert.equal(dropped, ['a'], 'beyond the cap of 1, the oldest deregistration goes');
+  await write('b', 2, { type: 'REGISTERED', registration });
+  await write('c', 0, { type: 'REGISTERED', registration });
+  await write('c', 1, { type: 'DEREGISTERED' });
+  assert.equal(dropped, ['a'], 'b came back: it is no longer among the deregistered');
+  assert.is((await write('a', 0, { type: 'REGISTERED', registration })).version, 0, 'a dropped id starts again');
+});
+
 test('seqs of a daemon start above every earlier run\'s; a resume point is only an id this log issued', async () => {
   const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => quiet };
   const run = async (now: number) => {
