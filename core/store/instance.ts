@@ -119,11 +119,20 @@ export function retiredInstance(id: string, version: number, read: () => Retired
   };
 }
 
-/** What `retiredInstance` rebuilds `instance` from, when it is exactly as DEREGISTERED left it. */
+/**
+ * What `retiredInstance` rebuilds `instance` from, when it is as DEREGISTERED left it. Compared by
+ * value: a snapshot read back from a shared log (JSON) holds copies of the shared empty values.
+ */
 export function retiredStateOf(instance: Instance): RetiredState | undefined {
-  const asLeft = !instance.registered && instance.statusInfo === UNKNOWN_STATUS && instance.info === EMPTY && instance.endpoints === NO_ENDPOINTS
-    && instance.buildVersion === null && instance.tags === EMPTY;
+  const { statusInfo } = instance;
+  const asLeft = !instance.registered && statusInfo.status === UNKNOWN_STATUS.status && isEmpty(statusInfo.details) && isEmpty(instance.info)
+    && instance.endpoints.length === 0 && instance.buildVersion === null && isEmpty(instance.tags);
   return asLeft ? { version: instance.version, registration: instance.registration, statusTimestamp: instance.statusTimestamp } : undefined;
+}
+
+function isEmpty(value: Readonly<Record<string, unknown>>): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
 }
 
 /** `instance` holding `endpoints` instead of its own (the same endpoints, held more compactly). */

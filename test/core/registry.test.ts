@@ -5,7 +5,7 @@ import { changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameReg
 import { MemoryEventLog } from '../../core/store/memory-event-log.js';
 import { InstanceRegistry } from '../../core/store/registry.js';
 import { statusInfo } from '../../core/store/status.js';
-import type { Registration } from '../../core/store/types.js';
+import type { Instance, Registration } from '../../core/store/types.js';
 import { eventually } from '../support/http.js';
 import { wireForm } from '../support/wire-form.js';
 
@@ -319,8 +319,11 @@ test('load: deregistered instances beyond the latest 64 are sealed as they are l
   const ids = await comeAndGo(writer, 70);
   const snapshots = ids.map((id) => writer.get(id)!);
   const { registry: reader } = await setup();
-  reader.load(snapshots, writer.events(), { first: writer.events()[0]!.seq, last: writer.lastSeq });
+  // As a shared log hands them over: read back from JSON, no value shared with this node's.
+  reader.load(wireForm(snapshots) as Instance[], writer.events(), { first: writer.events()[0]!.seq, last: writer.lastSeq });
   assert.equal(ids.map((id) => wireForm(reader.get(id))), snapshots.map((instance) => wireForm(instance)));
+  assert.not.ok(reader.get(ids[5]!) === reader.get(ids[5]!), 'the 6th oldest is sealed');
+  assert.ok(reader.get(ids[6]!) === reader.get(ids[6]!), 'the latest 64 are objects');
   assert.equal(wireForm(reader.events()), wireForm(writer.events()));
   assert.ok(await reader.deregister(ids[0]!));
   reader.dispose();
