@@ -6,9 +6,10 @@ import type { InstanceEvent } from './types.js';
 /**
  * Held events of one instance as one compressed string (deflated JSON, one byte per character),
  * with how it left when it was sealed at deregistration. A node keeps up to
- * `max-deregistered-instances` deregistered histories no one reads until they are dropped: as
- * objects, with their registration, timestamps and map entries, they took about three times this
- * (bench/REPORT.md, churn).
+ * `max-deregistered-instances` deregistered histories no one reads until they are dropped: a
+ * churned pod's history (registered, UP, deregistered) took ~1 KB as objects, with its snapshot
+ * and registration, and takes ~200 characters sealed (bench/REPORT.md, churn). Sealed histories
+ * live in memory only, so their form may change between versions.
  */
 export interface SealedHistory {
   readonly data: string;
@@ -25,21 +26,21 @@ export interface SealedHistory {
 export type RetiredHistory = SealedHistory & { readonly leftVersion: number };
 
 /**
- * The start of a typical sealed history: deflate finds its keys and common values here instead of
- * spelling them out in each small history (the most frequent strings come last, nearest the data).
+ * A typical sealed history: deflate finds its keys and common values here instead of spelling them
+ * out in each small history. The most frequent come last, nearest the data, and the last lines
+ * are the payload's own beginning.
  */
 const DICTIONARY = Buffer.from(
-  '{"status":"DOWN","details":{}}"OUT_OF_SERVICE""OFFLINE""RESTRICTED""RESTRICTED""description":"error":'
+  '{"status":"DOWN","details":{}}"OUT_OF_SERVICE""OFFLINE""RESTRICTED""description":"error":"message":'
   + '{"build":{"artifact":"group":"name":"time":"version":"git":{"branch":"commit":{"id":'
-  + '"version":1,"statusTimestamp":"2026-01-01T00:00:00.000Z","registration":'
-  + '[{"type":"REGISTRATION_UPDATED","instance":"","version":1,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"registration":'
-  + '{"name":"","managementUrl":"http://","healthUrl":"http://","serviceUrl":"http://","source":"http-api","metadata":{"startup":"2026-01-01T00:00:00.000Z","tags.'
+  + '{"type":"REGISTRATION_UPDATED","instance":"","version":1,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"registration":'
   + '{"type":"ENDPOINTS_DETECTED","instance":"","version":2,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"endpoints":'
   + '[{"id":"health","url":"http://"},{"id":"info","url":"http://"},{"id":"env","url":"http://"},{"id":"metrics","url":"http://"}]}'
   + '{"type":"INFO_CHANGED","instance":"","version":3,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"info":{"build":{"artifact":"'
   + '{"type":"STATUS_CHANGED","instance":"","version":1,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"statusInfo":{"status":"UP","details":{}}}'
   + '{"type":"DEREGISTERED","instance":"","version":4,"timestamp":"2026-01-01T00:00:00.000Z","seq":1}]}'
-  + '{"retired":{"version":4,"statusTimestamp":"2026-01-01T00:00:00.000Z","registration":{"name":"","managementUrl":"http://","healthUrl":"http://","serviceUrl":"http://","source":"http-api","metadata":{}}},'
+  + '{"retired":{"statusTimestamp":"2026-01-01T00:00:00.000Z","registration":{"name":"","managementUrl":"http://","healthUrl":"http://",'
+  + '"serviceUrl":"http://","source":"http-api","metadata":{"startup":"2026-01-01T00:00:00.000Z","tags.'
   + '"events":[{"type":"REGISTERED","instance":"","version":0,"timestamp":"2026-01-01T00:00:00.000Z","seq":1,"registration":{"name":"',
   'utf8',
 );
