@@ -1,4 +1,5 @@
 import { buildVersionOf } from './build-version.js';
+import { isEmptyObject } from './empty-object.js';
 import { UNKNOWN_STATUS } from './status.js';
 import { tagsOf } from './tags.js';
 import type { Endpoint, Instance, InstanceEvent, Registration } from './types.js';
@@ -125,14 +126,9 @@ export function retiredInstance(id: string, version: number, read: () => Retired
  */
 export function retiredStateOf(instance: Instance): RetiredState | undefined {
   const { statusInfo } = instance;
-  const asLeft = !instance.registered && statusInfo.status === UNKNOWN_STATUS.status && isEmpty(statusInfo.details) && isEmpty(instance.info)
-    && instance.endpoints.length === 0 && instance.buildVersion === null && isEmpty(instance.tags);
+  const asLeft = !instance.registered && statusInfo.status === UNKNOWN_STATUS.status && isEmptyObject(statusInfo.details) && isEmptyObject(instance.info)
+    && instance.endpoints.length === 0 && instance.buildVersion === null && isEmptyObject(instance.tags);
   return asLeft ? { version: instance.version, registration: instance.registration, statusTimestamp: instance.statusTimestamp } : undefined;
-}
-
-function isEmpty(value: Readonly<Record<string, unknown>>): boolean {
-  for (const key in value) if (Object.hasOwn(value, key)) return false;
-  return true;
 }
 
 /** `instance` holding `endpoints` instead of its own (the same endpoints, held more compactly). */
@@ -142,8 +138,7 @@ export function withEndpoints(instance: Instance, endpoints: readonly Endpoint[]
 
 /** An empty tag map is the shared one: most instances have no tags at all. */
 function sharedTags(tags: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-  for (const key in tags) if (Object.hasOwn(tags, key)) return tags;
-  return EMPTY;
+  return isEmptyObject(tags) ? EMPTY : tags;
 }
 
 /** buildVersion and tags after a registration or info change: metadata wins the version, info wins tag clashes. */

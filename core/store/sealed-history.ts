@@ -72,7 +72,7 @@ export function openHistory(sealed: SealedHistory): InstanceEvent[] {
 
 /** Whether the instance of a sealed history left and has not come back. */
 export function isRetired(sealed: SealedHistory | undefined): sealed is RetiredHistory {
-  return sealed?.leftVersion !== null && sealed !== undefined;
+  return sealed !== undefined && sealed.leftVersion !== null;
 }
 
 /** How the instance of a retired history left, besides its version. */

@@ -1,3 +1,4 @@
+import { isEmptyObject } from './empty-object.js';
 import { KNOWN_STATUSES, type StatusInfo } from './types.js';
 
 export const UNKNOWN_STATUS: StatusInfo = Object.freeze({ status: 'UNKNOWN', details: Object.freeze({}) });
@@ -16,6 +17,5 @@ const BARE: ReadonlyMap<string, StatusInfo> = new Map(KNOWN_STATUSES.map((status
 export function statusInfo(status: string, details: Record<string, unknown> = {}): StatusInfo {
   const upper = status.toUpperCase();
   // Each snapshot and STATUS_CHANGED event holds one; 20,000 copies of `{UP, {}}` are ~2 MB.
-  for (const key in details) if (Object.hasOwn(details, key)) return { status: upper, details };
-  return BARE.get(upper) ?? { status: upper, details };
+  return isEmptyObject(details) ? BARE.get(upper) ?? { status: upper, details } : { status: upper, details };
 }
