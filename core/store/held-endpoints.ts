@@ -1,4 +1,4 @@
-import type { Endpoint } from './types.js';
+import type { Endpoint, Registration } from './types.js';
 
 /**
  * An endpoint at `<managementUrl>/<id>`, as nearly every actuator index lists them, held as those
@@ -35,11 +35,13 @@ function sharedId(id: string): string {
 }
 
 /**
- * Endpoints as a node holds them: an array of exactly their number; one under the management
- * URL as a ManagementEndpoint, one at the health URL with the registration's own string, any
- * other as a plain `{id, url}`. Reading `url` gives the same text as before.
+ * Endpoints as a node holds them: an array of exactly their number; one under the registration's
+ * management URL as a ManagementEndpoint, one at its health URL with the registration's own
+ * string, any other as a plain `{id, url}`. Reading `url` gives the same text as before.
  */
-export function heldEndpoints(endpoints: readonly Endpoint[], managementUrl: string | null, healthUrl: string | null): readonly Endpoint[] {
+export function heldEndpoints(endpoints: readonly Endpoint[], registration: Pick<Registration, 'managementUrl' | 'healthUrl'> | null): readonly Endpoint[] {
+  const managementUrl = registration?.managementUrl ?? null;
+  const healthUrl = registration?.healthUrl;
   return endpoints.map(({ id, url }) => {
     if (managementUrl !== null && isUnder(url, managementUrl, id)) return new ManagementEndpoint(managementUrl, sharedId(id));
     return { id: sharedId(id), url: url === healthUrl ? healthUrl : url };

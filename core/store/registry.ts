@@ -207,9 +207,7 @@ export class InstanceRegistry implements LogReceiver {
     while (this.#toSeal.size > 0) this.#toSeal.shift();
     const leaving: { instance: Instance; since: number }[] = [];
     for (const loaded of snapshots) {
-      const registration = loaded.registration;
-      const instance = loaded.endpoints.length === 0 ? loaded
-        : withEndpoints(loaded, heldEndpoints(loaded.endpoints, registration?.managementUrl ?? null, registration?.healthUrl ?? null));
+      const instance = loaded.endpoints.length === 0 ? loaded : withEndpoints(loaded, heldEndpoints(loaded.endpoints, loaded.registration));
       this.#snapshots.set(instance.id, instance);
       const since = this.#deregisteredAt(instance);
       if (since !== undefined) leaving.push({ instance, since });
@@ -258,8 +256,7 @@ export class InstanceRegistry implements LogReceiver {
 
   /** LogReceiver: an instance's history was dropped. */
   dropped(id: string): void {
-    this.#retention.cancel(id);
-    this.#retries.cancel(id);
+    this.#cancelRetirement(id);
     this.#snapshots.delete(id);
     this.#held.drop(id);
   }
@@ -268,6 +265,12 @@ export class InstanceRegistry implements LogReceiver {
   dispose(): void {
     this.#retention.clear();
     this.#retries.clear();
+  }
+
+  /** Neither the retention nor a retry drops `id` any more. */
+  #cancelRetirement(id: string): void {
+    this.#retention.cancel(id);
+    this.#retries.cancel(id);
   }
 
   /** Whether an instance is held, as an object or sealed. */
@@ -317,8 +320,7 @@ export class InstanceRegistry implements LogReceiver {
    * in case the holder is gone by then.
    */
   #scheduleRetention(instance: Instance, since: number | undefined): void {
-    this.#retention.cancel(instance.id);
-    this.#retries.cancel(instance.id);
+    this.#cancelRetirement(instance.id);
     if (instance.registered || since === undefined) return;
     this.#retention.schedule(instance.id, since + this.options.retentionAfterDeregistration);
   }
@@ -348,7 +350,7 @@ export class InstanceRegistry implements LogReceiver {
 function withHeldEndpoints(event: InstanceEvent, registration: Registration | null, current?: readonly Endpoint[]): InstanceEvent {
   if (event.type !== 'ENDPOINTS_DETECTED') return event;
   const endpoints = current && sameEndpoints(current, event.endpoints) ? current
-    : heldEndpoints(event.endpoints, registration?.managementUrl ?? null, registration?.healthUrl ?? null);
+    : heldEndpoints(event.endpoints, registration);
   const { seq, ...rest } = event;
   return storedEvent({ ...rest, endpoints }, seq);
 }

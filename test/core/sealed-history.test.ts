@@ -13,7 +13,7 @@ const registration: Registration = {
 const history: InstanceEvent[] = [
   storedEvent({ type: 'REGISTERED', instance: 'a1', version: 0, timestamp: '2026-11-25T08:00:01.000Z', registration }, 1_764_057_600_000_001),
   storedEvent({ type: 'STATUS_CHANGED', instance: 'a1', version: 1, timestamp: '2026-11-25T08:00:02.000Z', statusInfo: { status: 'UP', details: { db: { status: 'UP' } } } }, 1_764_057_600_000_007),
-  storedEvent({ type: 'ENDPOINTS_DETECTED', instance: 'a1', version: 2, timestamp: '2026-11-25T08:00:03.000Z', endpoints: heldEndpoints([{ id: 'env', url: `${base}/env` }, { id: 'x', url: 'http://elsewhere/x' }], base, null) }, 1_764_057_600_000_009),
+  storedEvent({ type: 'ENDPOINTS_DETECTED', instance: 'a1', version: 2, timestamp: '2026-11-25T08:00:03.000Z', endpoints: heldEndpoints([{ id: 'env', url: `${base}/env` }, { id: 'x', url: 'http://elsewhere/x' }], registration) }, 1_764_057_600_000_009),
   storedEvent({ type: 'INFO_CHANGED', instance: 'a1', version: 3, timestamp: '2026-11-25T08:00:04.000Z', info: { build: { version: '1.0' }, n: 1.5, list: [1, null, true] } }, 1_764_057_600_000_010),
   storedEvent({ type: 'DEREGISTERED', instance: 'a1', version: 4, timestamp: '2026-11-25T08:00:05.000Z' }, 1_764_057_600_000_020),
 ];
