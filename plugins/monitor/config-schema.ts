@@ -33,6 +33,8 @@ export const monitorSchema = yup.object({
   timeout: endpointMap(duration().min(1)),
   retries: endpointMap(yup.number().integer().min(0).max(10)),
   'max-concurrent-checks': yup.number().integer().min(1).default(256),
+  /** Of those, checks an event asked for (first registrations, status changes): bounded apart so a burst of them leaves the rest room. */
+  'max-concurrent-follow-ups': yup.number().integer().min(1).default(16),
   'max-connections-per-origin': yup.number().integer().min(1).default(8),
   /** Use detected endpoints on other hosts than the instance's management or health URL (off: an index could point Vigil anywhere). */
   'allow-foreign-endpoints': yup.boolean().default(false),
@@ -55,6 +57,7 @@ export interface MonitorConfig {
   readonly timeout: Readonly<Record<string, number>>;
   readonly retries: Readonly<Record<string, number>>;
   readonly 'max-concurrent-checks': number;
+  readonly 'max-concurrent-follow-ups': number;
   readonly 'max-connections-per-origin': number;
   readonly 'allow-foreign-endpoints': boolean;
 }

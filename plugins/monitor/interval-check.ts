@@ -23,7 +23,14 @@ export interface IntervalCheckOptions extends Cadence {
   /** `status`, `info` or `detection`, for logs. */
   readonly name: string;
   readonly check: Check;
+  /** Every call of every kind: the cap on calls in flight (`max-concurrent-checks`). */
   readonly limiter: ConcurrencyLimiter;
+  /**
+   * Checks an event asked for (`now()`: a first registration, a status change) pass this one
+   * first (`max-concurrent-follow-ups`), so a thousand applications starting at once are followed
+   * up a few at a time while the cadence keeps every slot of `limiter`. None: `limiter` only.
+   */
+  readonly followUps?: ConcurrencyLimiter;
   readonly log: Logger;
   readonly clock?: Clock;
   /** Told of every check that ran to a verdict (`ok` or `error`), with its duration in seconds (metrics). */
@@ -126,8 +133,21 @@ export class IntervalCheck {
     this.#buckets.clear();
   }
 
-  /** Checks the instance as soon as a slot is free (event-triggered), then keeps it on its cadence. */
+  /** Checks the instance as soon as a follow-up slot is free (event-triggered), then keeps it on its cadence. */
   now(id: string): void {
+    this.#atOnce(id, true);
+  }
+
+  /**
+   * Checks the instance at once as one of the cadence's checks (not a follow-up): the instances
+   * already held when monitoring starts, whose statuses may be stale, are not a burst of news to
+   * take turns with, and 15,000 of them behind the follow-up cap would miss their interval.
+   */
+  resume(id: string): void {
+    this.#atOnce(id, false);
+  }
+
+  #atOnce(id: string, followUp: boolean): void {
     if (this.#stopped) return;
     let entry = this.#entries.get(id);
     if (!entry) {
@@ -139,7 +159,7 @@ export class IntervalCheck {
       return;
     }
     this.#unschedule(id, entry);
-    this.#run(id, entry, this.#clock.now());
+    this.#run(id, entry, this.#clock.now(), followUp);
   }
 
   /**
@@ -213,18 +233,23 @@ export class IntervalCheck {
     }
   }
 
-  #run(id: string, entry: Entry, at: number): void {
+  /** Runs one check when the limiters let it; `followUp`: an event asked for it (see `followUps`). */
+  #run(id: string, entry: Entry, at: number, followUp = false): void {
     const controller = new AbortController();
     entry.running = controller;
     entry.lastAt = this.#offset(at);
-    const { check, limiter, log, name, observe } = this.#options;
+    const { check, limiter, followUps, log, name, observe } = this.#options;
     let began = 0;
-    limiter
-      .run<CheckOutcome>(() => {
-        if (controller.signal.aborted) return Promise.resolve('skipped');
-        began = performance.now();
-        return check(id, controller.signal);
-      })
+    const task = (): Promise<CheckOutcome> => {
+      if (controller.signal.aborted) return Promise.resolve('skipped');
+      began = performance.now();
+      return check(id, controller.signal);
+    };
+    // A follow-up holds its own slot while it waits for one of the limiter's; one dropped meanwhile waits no longer.
+    const queued = followUp && followUps
+      ? followUps.run(() => (controller.signal.aborted ? Promise.resolve<CheckOutcome>('skipped') : limiter.run(task)))
+      : limiter.run(task);
+    queued
       .catch((error: unknown) => {
         // An updater bug must not end the schedule (SBA keeps its triggers alive after errors).
         log.error(`${name} check of ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -249,7 +274,7 @@ export class IntervalCheck {
     const now = this.#clock.now();
     if (entry.again) {
       entry.again = false;
-      this.#run(id, entry, now);
+      this.#run(id, entry, now, true);
       return;
     }
     this.#schedule(id, entry, nextDue(entry.lastAt + this.#epoch, now, entry.failures, entry.phase, this.#options, this.#granularity));

@@ -17,6 +17,7 @@ interface Running {
   readonly detector: EndpointDetector;
   readonly status: StatusUpdater;
   readonly limiter: ConcurrencyLimiter;
+  readonly followUps: ConcurrencyLimiter;
   readonly foreign: ForeignEndpointFilter;
   readonly strategies: number;
   readonly unsubscribe: () => void;
@@ -63,6 +64,7 @@ export class Monitor {
     const strategies = ctx.services.collect(DETECTION_STRATEGY);
     if (strategies.length === 0) log.info('no detection strategy loaded: endpoints are not detected');
     const limiter = new ConcurrencyLimiter(config['max-concurrent-checks']);
+    const followUps = new ConcurrencyLimiter(config['max-concurrent-follow-ups']);
     const ownership = ctx.services.use(OWNERSHIP)!;
     const detectionLog = log.child('detection');
     const foreign = new ForeignEndpointFilter(config['allow-foreign-endpoints'], detectionLog);
@@ -81,16 +83,16 @@ export class Monitor {
     const info = new InfoUpdater(registry, ownership, this.#client, DEFAULT_MAX_BODY_BYTES);
     const checks: Checks = {
       status: new IntervalCheck({
-        name: 'status', observe: this.#metrics.observer('status'), check: status.update, limiter, log,
+        name: 'status', observe: this.#metrics.observer('status'), check: status.update, limiter, followUps, log,
         interval: config['status-interval'], lifetime: config['status-lifetime'], maxBackoff: config['status-max-backoff'],
       }),
       info: new IntervalCheck({
-        name: 'info', observe: this.#metrics.observer('info'), check: info.update, limiter, log,
+        name: 'info', observe: this.#metrics.observer('info'), check: info.update, limiter, followUps, log,
         interval: config['info-interval'], lifetime: config['info-lifetime'], maxBackoff: config['info-max-backoff'],
       }),
       detection: detector.enabled
         ? new IntervalCheck({
-          name: 'detection', observe: this.#metrics.observer('detection'), check: detector.detect, limiter, log,
+          name: 'detection', observe: this.#metrics.observer('detection'), check: detector.detect, limiter, followUps, log,
           interval: config['detection-interval'], lifetime: config['detection-interval'], maxBackoff: config['detection-interval'],
         })
         : undefined,
@@ -100,10 +102,10 @@ export class Monitor {
       this.#damper.forget(id);
       this.#groups.forget(id);
     });
-    this.#running = { checks, detector, status, limiter, foreign, strategies: strategies.length, unsubscribe };
+    this.#running = { checks, detector, status, limiter, followUps, foreign, strategies: strategies.length, unsubscribe };
     for (const check of [checks.status, checks.info, checks.detection]) check?.start();
     // Anything registered before start (between listen and start) is checked now.
-    for (const instance of registry.list()) if (ownership.owns(instance.id)) checks.status.now(instance.id);
+    for (const instance of registry.list()) if (ownership.owns(instance.id)) checks.status.resume(instance.id);
     // The kernel aborts its signal before plugins stop (later plugins stop first): quiet down at once.
     ctx.signal.addEventListener('abort', () => this.#halt(), { once: true });
   }
@@ -122,6 +124,7 @@ export class Monitor {
     if (running) {
       running.status.reconfigure({ detection: config['status-change-detection'], callCutOff: statusCallCutOff(config['status-interval']) });
       running.limiter.resize(config['max-concurrent-checks']);
+      running.followUps.resize(config['max-concurrent-follow-ups']);
       running.foreign.reconfigure(config['allow-foreign-endpoints']);
       running.detector.timeoutMs = detectionDeadline(config, running.strategies);
       const cadence = (kind: 'status' | 'info') => ({ interval: config[`${kind}-interval`], lifetime: config[`${kind}-lifetime`], maxBackoff: config[`${kind}-max-backoff`] });

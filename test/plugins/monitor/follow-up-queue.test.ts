@@ -64,4 +64,51 @@ test('the follow-up queue is bounded by the instances: a storm of events queues 
   check.stop();
 });
 
+test('checks an event asks for take follow-up slots; the cadence and resumed instances take only the limiter\'s', async () => {
+  const limiter = new ConcurrencyLimiter(100);
+  const followUps = new ConcurrencyLimiter(2);
+  const clock = { time: 1_000_000, now() { return this.time; }, every: () => () => undefined };
+  const running = new Map<string, () => void>();
+  const check = new IntervalCheck({
+    name: 'status', interval: 10_000, lifetime: 10_000, maxBackoff: 60_000, clock, log: silent, limiter, followUps,
+    check: (id) => new Promise((resolve) => running.set(id, () => {
+      running.delete(id);
+      resolve('ok');
+    })),
+  });
+  const settle = async () => {
+    for (let i = 0; i < 5; i += 1) await turn();
+  };
+  // A burst of first registrations: two checks at a time, the rest in line.
+  for (let i = 0; i < 6; i += 1) check.now(`new-${i}`);
+  await settle();
+  assert.equal([...running.keys()], ['new-0', 'new-1']);
+  assert.is(followUps.waiting, 4);
+  // Instances held when monitoring starts are not news: they are checked now, past the follow-ups' line.
+  check.resume('held-0');
+  check.resume('held-1');
+  check.resume('held-2');
+  await settle();
+  assert.equal([...running.keys()].sort(), ['held-0', 'held-1', 'held-2', 'new-0', 'new-1']);
+  // And so are checks the cadence makes: the held ones come due again on their phase, within two intervals.
+  for (const id of ['held-0', 'held-1', 'held-2']) running.get(id)!();
+  await settle();
+  assert.equal([...running.keys()].sort(), ['new-0', 'new-1']);
+  clock.time += 20_000;
+  check.tick();
+  await settle();
+  assert.equal([...running.keys()].sort(), ['held-0', 'held-1', 'held-2', 'new-0', 'new-1']);
+  // Each follow-up that ends lets the next in line start; one dropped while it waits is never called.
+  check.remove('new-3');
+  running.get('new-0')!();
+  await settle();
+  assert.equal([...running.keys()].filter((id) => id.startsWith('new')).sort(), ['new-1', 'new-2']);
+  running.get('new-1')!();
+  running.get('new-2')!();
+  await settle();
+  assert.equal([...running.keys()].filter((id) => id.startsWith('new')).sort(), ['new-4', 'new-5']);
+  assert.is(followUps.waiting, 0);
+  check.stop();
+});
+
 test.run();

@@ -91,6 +91,7 @@ test('config: defaults', async () => {
   assert.equal(config.timeout, {});
   assert.equal(config.retries, {});
   assert.is(config['max-concurrent-checks'], 256);
+  assert.is(config['max-concurrent-follow-ups'], 16);
   assert.is(config['max-connections-per-origin'], 8);
 });
 
