@@ -18,6 +18,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
  * at the daemon's priority (bench/REPORT.md has both).
  */
 const NICE = Number(process.env.BENCH_NICE ?? 10);
+/**
+ * BENCH_OPEN_RATE=N: each client sends N requests a second whatever the answers do, over
+ * OPEN_CONNECTIONS keep-alive connections opened beforehand, and a request's latency counts from
+ * when it was due. The default (0) is one request after the other on one connection, which
+ * samples a stall once however long it lasts (bench/REPORT.md has both).
+ */
+const OPEN_RATE = Number(process.env.BENCH_OPEN_RATE ?? 0);
+const OPEN_CONNECTIONS = 32;
 /** How long the quiet daemon is measured each round. */
 const QUIET_MS = 3000;
 /** Ports of the fake fleet: a fleet is many hosts, not one. */
@@ -38,25 +46,51 @@ interface Sample {
 
 const newSample = (): Sample => ({ latencies: [], failures: 0, reasons: new Set() });
 
+/** One request; its latency counted from `since`. */
+async function askOnce(pool: Pool, path: string, sample: Sample, since: number): Promise<void> {
+  try {
+    const res = await request(`http://x${path}`, { dispatcher: pool, headers: { accept: 'application/json' } });
+    await res.body.dump();
+    if (res.statusCode !== 200) {
+      sample.failures += 1;
+      sample.reasons.add(String(res.statusCode));
+    }
+  } catch (error) {
+    sample.failures += 1;
+    sample.reasons.add((error as { code?: string }).code ?? String(error));
+  }
+  sample.latencies.push(performance.now() - since);
+}
+
 /** Requests `path` one after the other until `until` resolves, noting each one's latency. */
 async function keepAsking(pool: Pool, path: string, sample: Sample, until: Promise<unknown>): Promise<void> {
   let done = false;
   void until.finally(() => { done = true; });
-  while (!done) {
-    const began = performance.now();
-    try {
-      const res = await request(`http://x${path}`, { dispatcher: pool, headers: { accept: 'application/json' } });
-      await res.body.dump();
-      if (res.statusCode !== 200) {
-        sample.failures += 1;
-        sample.reasons.add(String(res.statusCode));
-      }
-    } catch (error) {
-      sample.failures += 1;
-      sample.reasons.add((error as { code?: string }).code ?? String(error));
-    }
-    sample.latencies.push(performance.now() - began);
+  while (!done) await askOnce(pool, path, sample, performance.now());
+}
+
+/** Requests `path` OPEN_RATE times a second until `until` resolves, each one's latency from when it was due. */
+async function keepSending(pool: Pool, path: string, sample: Sample, until: Promise<unknown>): Promise<void> {
+  let done = false;
+  void until.finally(() => { done = true; });
+  const interval = 1000 / OPEN_RATE;
+  const start = performance.now();
+  const sent: Promise<void>[] = [];
+  for (let index = 0; !done; index += 1) {
+    const due = start + index * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    sent.push(askOnce(pool, path, sample, due));
   }
+  await Promise.all(sent);
+}
+
+/** Opens every connection of the pool before anything is measured. */
+async function openConnections(pool: Pool, path: string, count: number): Promise<void> {
+  await Promise.all(Array.from({ length: count }, async () => {
+    const res = await request(`http://x${path}`, { dispatcher: pool });
+    await res.body.dump();
+  }));
 }
 
 function p99(values: readonly number[]): number {
@@ -64,16 +98,19 @@ function p99(values: readonly number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? Number.NaN;
 }
 
-/** Reads and proxied reads, one client each, while `phase` runs. */
+/** Reads and proxied reads, one client each, while `phase` runs (`phase` begins before the connections are open: a few ms). */
 async function measure(url: string, id: string, phase: Promise<unknown>): Promise<{ read: Sample; proxy: Sample }> {
   const read = newSample();
   const proxy = newSample();
-  const readPool = new Pool(url, { connections: 1 });
-  const proxyPool = new Pool(url, { connections: 1 });
+  const connections = OPEN_RATE > 0 ? OPEN_CONNECTIONS : 1;
+  const readPool = new Pool(url, { connections });
+  const proxyPool = new Pool(url, { connections });
+  const ask = OPEN_RATE > 0 ? keepSending : keepAsking;
   try {
+    await Promise.all([openConnections(readPool, `/instances/${id}`, connections), openConnections(proxyPool, `/instances/${id}/actuator/env`, connections)]);
     await Promise.all([
-      keepAsking(readPool, `/instances/${id}`, read, phase),
-      keepAsking(proxyPool, `/instances/${id}/actuator/env`, proxy, phase),
+      ask(readPool, `/instances/${id}`, read, phase),
+      ask(proxyPool, `/instances/${id}/actuator/env`, proxy, phase),
       phase,
     ]);
   } finally {
@@ -139,7 +176,7 @@ async function followUpDone(fleet: ChildProcess, count: number): Promise<void> {
  * alternating rounds. The figure is the median over rounds of the worse of the two ratios.
  */
 export async function run(): Promise<Figure[]> {
-  console.log(`burst: ${machine()}; ${ROUNDS} rounds of ${BURST} first registrations after one to warm up; the stand-ins for other hosts at nice ${NICE}`);
+  console.log(`burst: ${machine()}; ${ROUNDS} rounds of ${BURST} first registrations after one to warm up; the stand-ins for other hosts at nice ${NICE}; ${OPEN_RATE > 0 ? `open loop, ${OPEN_RATE} requests a second per client` : 'closed loop'}`);
   const started: ChildProcess[] = [];
   try {
     // One more burst than rounds: the first warms the daemon up and is not counted.
