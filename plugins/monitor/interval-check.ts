@@ -1,6 +1,7 @@
 import type { Logger } from '../../core/plugin-api.js';
 import type { Check, CheckOutcome } from './check-outcome.js';
 import type { ConcurrencyLimiter } from './concurrency-limiter.js';
+import { FOLLOW_UP_HOLD_MS, inFollowUpSlot } from './follow-up-slot.js';
 import { nextDue, phaseOf, type Cadence } from './schedule-math.js';
 
 /** Time as the scheduler sees it; tests pass a fake one and call `tick()` themselves. */
@@ -28,9 +29,12 @@ export interface IntervalCheckOptions extends Cadence {
   /**
    * Checks an event asked for (`now()`: a first registration, a status change) pass this one
    * first (`max-concurrent-follow-ups`), so a thousand applications starting at once are followed
-   * up a few at a time while the cadence keeps every slot of `limiter`. None: `limiter` only.
+   * up a few at a time while the cadence keeps every slot of `limiter`; a follow-up slower than
+   * `followUpHoldMs` gives its slot back. None: `limiter` only.
    */
   readonly followUps?: ConcurrencyLimiter;
+  /** How long a follow-up keeps its slot at most (see `inFollowUpSlot`); tests shorten it. */
+  readonly followUpHoldMs?: number;
   readonly log: Logger;
   readonly clock?: Clock;
   /** Told of every check that ran to a verdict (`ok` or `error`), with its duration in seconds (metrics). */
@@ -238,16 +242,15 @@ export class IntervalCheck {
     const controller = new AbortController();
     entry.running = controller;
     entry.lastAt = this.#offset(at);
-    const { check, limiter, followUps, log, name, observe } = this.#options;
+    const { check, limiter, followUps, followUpHoldMs = FOLLOW_UP_HOLD_MS, log, name, observe } = this.#options;
     let began = 0;
     const task = (): Promise<CheckOutcome> => {
       if (controller.signal.aborted) return Promise.resolve('skipped');
       began = performance.now();
       return check(id, controller.signal);
     };
-    // A follow-up holds its own slot while it waits for one of the limiter's; one dropped meanwhile waits no longer.
     const queued = followUp && followUps
-      ? followUps.run(() => (controller.signal.aborted ? Promise.resolve<CheckOutcome>('skipped') : limiter.run(task)))
+      ? inFollowUpSlot(followUps, followUpHoldMs, () => controller.signal.aborted, () => limiter.run(task))
       : limiter.run(task);
     queued
       .catch((error: unknown) => {

@@ -111,4 +111,42 @@ test('checks an event asks for take follow-up slots; the cadence and resumed ins
   check.stop();
 });
 
+test('a follow-up that hangs gives its slot back after the hold: the instances after it are still followed up', async () => {
+  const limiter = new ConcurrencyLimiter(100);
+  const followUps = new ConcurrencyLimiter(1);
+  const started: string[] = [];
+  let finishHung: (() => void) | undefined;
+  let nextStarted: (() => void) | undefined;
+  const nextHasStarted = new Promise<void>((resolve) => {
+    nextStarted = resolve;
+  });
+  const check = new IntervalCheck({
+    name: 'status', interval: 10_000, lifetime: 10_000, maxBackoff: 60_000, clock: stillClock, log: silent, limiter, followUps, followUpHoldMs: 20,
+    check: (id) => {
+      started.push(id);
+      if (id === 'next') nextStarted!();
+      if (id !== 'hung') return Promise.resolve('ok');
+      return new Promise((resolve) => {
+        finishHung = () => resolve('ok');
+      });
+    },
+  });
+  check.now('hung');
+  check.now('next');
+  await turn();
+  assert.equal(started, ['hung'], 'one follow-up slot: the next one waits');
+  // The hold is a real (short) timer, unref'd as it is in the daemon: something must keep this
+  // process alive meanwhile. The next check starting is the event awaited.
+  const alive = setInterval(() => undefined, 1000);
+  await nextHasStarted;
+  clearInterval(alive);
+  assert.equal(started, ['hung', 'next']);
+  assert.ok(check.stateOf('hung')!.running, 'the hung check still runs, on the cap of all calls');
+  assert.is(limiter.active, 1);
+  finishHung!();
+  await turn();
+  assert.not.ok(check.stateOf('hung')!.running);
+  check.stop();
+});
+
 test.run();
