@@ -140,9 +140,10 @@ test('a follow-up that hangs gives its slot back after the hold: the instances a
   const alive = setInterval(() => undefined, 1000);
   await nextHasStarted;
   clearInterval(alive);
+  await turn();
   assert.equal(started, ['hung', 'next']);
   assert.ok(check.stateOf('hung')!.running, 'the hung check still runs, on the cap of all calls');
-  assert.is(limiter.active, 1);
+  assert.is(limiter.active, 1, 'the next one is done');
   finishHung!();
   await turn();
   assert.not.ok(check.stateOf('hung')!.running);
