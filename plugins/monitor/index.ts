@@ -15,8 +15,9 @@ const monitors = new WeakMap<Registry, Monitor>();
  * Vigil's choices beyond SBA: each instance is polled on its own phase of the interval (no
  * thundering herd), a failing (OFFLINE) instance backs off exponentially up to
  * `status-max-backoff` / `info-max-backoff`, checks in flight are capped by
- * `max-concurrent-checks` (and those an event asked for by `max-concurrent-follow-ups`), flaps can be damped (`failures-before-down`, `successes-before-up`),
- * and endpoints are detected again every `detection-interval`.
+ * `max-concurrent-checks` (those an event asked for also by `max-concurrent-follow-ups`), flaps
+ * can be damped (`failures-before-down`, `successes-before-up`), and endpoints are detected
+ * again every `detection-interval`.
  */
 export default definePlugin<MonitorConfig>({
   name: 'monitor',
