@@ -1,6 +1,7 @@
-import { request, type Dispatcher } from 'undici';
-import { InFlight, StreamTooLargeError, collectStream, turnSlot, type Instance, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
+import type { Dispatcher } from 'undici';
+import { InFlight, turnSlot, type Instance, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
+import { CollectingHandler } from './collect-response.js';
 import { DEFAULT_ACCEPT } from './media-type.js';
 import { OriginGate, originOf } from './origin-gate.js';
 
@@ -23,8 +24,6 @@ export interface InstanceClientOptions {
   /** Aborts every call when the kernel stops. */
   readonly signal?: AbortSignal;
 }
-
-type Body = Dispatcher.ResponseData['body'];
 
 /** How often calls in flight are looked at for their deadline: a time-out fires up to this late. */
 const SWEEP_MS = 50;
@@ -166,10 +165,7 @@ export class InstanceClient implements InstanceHttpClient {
       if (waiting) await waiting;
       admitted = true;
       this.#startDeadline(call, timeout, cutOff);
-      const response = await request(url, { dispatcher: this.#agent, method: method as Dispatcher.HttpMethod, headers, signal: controller.signal });
-      const body = await readLimited(response.body, maxBodyBytes, response.headers['content-length']);
-      const flat = flattenHeaders(response.headers);
-      return { status: response.statusCode, headers: flat, contentType: flat['content-type'] ?? '', body };
+      return await this.#dispatch(url, method, headers, maxBodyBytes, controller.signal);
     } catch (error) {
       if (call.timedOut && call.cut) throw new InstanceCallError('ECUTOFF', `no complete answer within ${cutOff!.ms} ms of the first attempt`, { cause: error });
       if (call.timedOut) throw new InstanceCallError('ETIMEDOUT', `no complete answer within ${timeout} ms`, { cause: error });
@@ -180,6 +176,26 @@ export class InstanceClient implements InstanceHttpClient {
       signal?.removeEventListener('abort', abort);
       done();
     }
+  }
+
+  /** One exchange, collected by a dispatch handler; `signal` (the attempt's) cancels it. */
+  #dispatch(url: string, method: string, headers: Record<string, string>, maxBodyBytes: number, signal: AbortSignal): Promise<InstanceResponse> {
+    const { protocol, origin, pathname, search } = new URL(url);
+    // As undici's request() refuses them (the registration and detection only let http(s) URLs through).
+    if (protocol !== 'http:' && protocol !== 'https:') throw new InstanceCallError('UND_ERR_INVALID_ARG', `not an http(s) URL: ${protocol}`);
+    return new Promise<InstanceResponse>((resolve, reject) => {
+      const cancel = () => handler.cancel(new InstanceCallError('EABORTED', 'the call was aborted'));
+      const handler = new CollectingHandler(maxBodyBytes, (response) => {
+        signal.removeEventListener('abort', cancel);
+        resolve(response);
+      }, (error) => {
+        signal.removeEventListener('abort', cancel);
+        reject(error);
+      });
+      signal.addEventListener('abort', cancel, { once: true });
+      if (signal.aborted) cancel();
+      this.#agent.dispatch({ origin, path: pathname + search, method: method as Dispatcher.HttpMethod, headers }, handler);
+    });
   }
 
   /** The attempt is about to be sent: its time-out, or the call's cut-off when that comes first, counts from now. */
@@ -204,28 +220,4 @@ export class InstanceClient implements InstanceHttpClient {
       this.#sweeper.unref();
     }
   }
-}
-
-/** Reads at most `max` bytes; more fails the call (and drops the connection) instead of buffering. */
-async function readLimited(body: Body, max: number, declared: string | string[] | undefined): Promise<Buffer> {
-  const tooLarge = () => {
-    // undici emits 'error' on a destroyed body; unheard, that event would crash the process.
-    body.on('error', () => undefined);
-    body.destroy();
-    return new InstanceCallError('EBODYTOOLARGE', `the response body exceeds ${max} bytes`);
-  };
-  if (typeof declared === 'string' && Number(declared) > max) throw tooLarge();
-  try {
-    return await collectStream(body, max);
-  } catch (error) {
-    throw error instanceof StreamTooLargeError ? tooLarge() : error;
-  }
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
 }

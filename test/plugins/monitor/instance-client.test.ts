@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Instance } from '../../../core/plugin-api.js';
@@ -294,6 +296,32 @@ test('a call aborted while it waits for its origin leaves the line and is never 
   } finally {
     await http.close();
     await fake.close();
+  }
+});
+
+test('a body in several pieces is joined, repeated headers are one value, the query goes along; a non-http URL is refused', async () => {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    res.writeHead(200, [['Content-Type', 'application/json'], ['X-Many', 'a'], ['X-Many', 'b']]);
+    res.write('{"status":');
+    setImmediate(() => res.end('"UP"}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const http = client();
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await http.request(instance, `http://127.0.0.1:${port}/actuator/health?x=1#ignored`);
+    assert.is(response.body.toString(), '{"status":"UP"}');
+    assert.is(response.headers['x-many'], 'a, b');
+    assert.is(response.contentType, 'application/json');
+    assert.equal(seen, ['/actuator/health?x=1']);
+    const refused = await failure(http.request(instance, `ftp://127.0.0.1:${port}/actuator/health`));
+    assert.is(refused.code, 'UND_ERR_INVALID_ARG');
+    assert.equal(seen, ['/actuator/health?x=1'], 'nothing sent for the ftp URL');
+  } finally {
+    await http.close();
+    await new Promise((resolve) => server.close(resolve));
   }
 });
 
