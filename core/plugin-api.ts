@@ -58,6 +58,7 @@ export {
   type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
 } from './contract/instance-calls.js';
 export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
+export { CancellableHandler } from './outbound/cancellable-handler.js';
 export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type InstanceTransition, type LogReceiver, type NewEvent } from './contract/event-log.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';

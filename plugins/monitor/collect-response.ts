@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { InstanceResponse } from '../../core/plugin-api.js';
+import { CancellableHandler, type InstanceResponse } from '../../core/plugin-api.js';
 import { InstanceCallError } from './call-error.js';
 
 /**
@@ -10,9 +10,7 @@ import { InstanceCallError } from './call-error.js';
  * as the proxy's relay is: `request()` adds a Readable body, an AsyncResource and an abort
  * listener per call, which for a 15-byte health answer cost more than the answer itself.
  */
-export class CollectingHandler implements Dispatcher.DispatchHandler {
-  #controller: Dispatcher.DispatchController | undefined;
-  #cancelled: Error | undefined;
+export class CollectingHandler extends CancellableHandler {
   #status = 0;
   #headers: Record<string, string> = {};
   readonly #chunks: Buffer[] = [];
@@ -23,18 +21,8 @@ export class CollectingHandler implements Dispatcher.DispatchHandler {
     private readonly max: number,
     private readonly resolve: (response: InstanceResponse) => void,
     private readonly reject: (error: Error) => void,
-  ) {}
-
-  /** Stops the call: at once if it is on the wire, else as soon as undici starts it. */
-  cancel(reason: Error): void {
-    if (this.#controller) this.#controller.abort(reason);
-    else this.#cancelled = reason;
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    // Called again when undici retries on a fresh connection: the newest controller is the live one.
-    if (this.#cancelled) controller.abort(this.#cancelled);
-    else this.#controller = controller;
+  ) {
+    super();
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { CancellableHandler } from '../../core/plugin-api.js';
 
 function uncork(out: Writable): void {
   out.uncork();
@@ -21,24 +22,12 @@ export type Settle = (error: Error | undefined, started: boolean) => void;
  * Readable or an AsyncResource, an AbortController and `finished()` listeners per call, which
  * for a few-KB actuator answer cost more than the relaying itself.
  */
-export class ResponseRelay implements Dispatcher.DispatchHandler {
-  #controller: Dispatcher.DispatchController | undefined;
-  #cancelled: Error | undefined;
+export class ResponseRelay extends CancellableHandler {
   #out: Writable | undefined;
   #settled = false;
 
-  constructor(private readonly respond: Respond, private readonly settle: Settle) {}
-
-  /** Stops the call: at once if it is on the wire, else as soon as undici starts it. */
-  cancel(reason: Error): void {
-    if (this.#controller) this.#controller.abort(reason);
-    else this.#cancelled = reason;
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    // Called again when undici retries on a fresh connection: the newest controller is the live one.
-    if (this.#cancelled) controller.abort(this.#cancelled);
-    else this.#controller = controller;
+  constructor(private readonly respond: Respond, private readonly settle: Settle) {
+    super();
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
