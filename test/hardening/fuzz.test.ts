@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { requestSpec } from './support/fuzz/arbitraries.js';
 import { complaintsAbout } from './support/fuzz/check-reply.js';
 import { expectedFor, type Expected } from './support/fuzz/oracle.js';
-import { render, type Auth, type RequestSpec } from './support/fuzz/spec.js';
+import { MAX_HEADER_BYTES, countedHeadBytes, render, type Auth, type RequestSpec } from './support/fuzz/spec.js';
 import { FuzzWorld } from './support/fuzz/world.js';
 import { ADMIN, ALLOWED_ORIGIN, CLIENT, TOKEN, basic } from './support/full-kernel.js';
 import { sendRaw } from './support/raw-http.js';
@@ -45,12 +45,16 @@ test('fuzz: every route, thousands of malformed requests: no 5xx, the contract\'
   try {
     const arbitrary = requestSpec(routes, world.targets).map((spec) => Object.assign(spec, { [fc.toStringMethod]: () => describe(spec) }));
     await fc.assert(fc.asyncProperty(arbitrary, async (spec) => {
-      const expected = expectedFor(spec, world.model, routes);
+      const request = render(spec, port, credentials);
+      // A long enough path (fully percent-encoded text, say) passes Node's limit on the head: Node answers that itself.
+      const expected: Expected = !spec.defect && countedHeadBytes(request) >= MAX_HEADER_BYTES
+        ? { kind: 'error', status: 431, path: '' }
+        : expectedFor(spec, world.model, routes);
       const before = world.snapshot();
       const head = spec.method === 'HEAD' && spec.defect?.kind !== 'bad-method';
       let reply;
       try {
-        reply = await sendRaw(port, render(spec, port, credentials), { head });
+        reply = await sendRaw(port, request, { head });
       } finally {
         sent += 1;
       }
