@@ -18,6 +18,12 @@ export class Fifo<T> {
     this.#items.push(item);
   }
 
+  /** Lets go of every item. */
+  clear(): void {
+    this.#items.length = 0;
+    this.#head = 0;
+  }
+
   /** The oldest item, removed; undefined when the line is empty. */
   shift(): T | undefined {
     if (this.#head === this.#items.length) return undefined;

@@ -204,7 +204,7 @@ export class InstanceRegistry implements LogReceiver {
     this.dispose();
     this.#snapshots.clear();
     this.#held.clear();
-    while (this.#toSeal.size > 0) this.#toSeal.shift();
+    this.#toSeal.clear();
     const leaving: { instance: Instance; since: number }[] = [];
     for (const loaded of snapshots) {
       const instance = loaded.endpoints.length === 0 ? loaded : withEndpoints(loaded, heldEndpoints(loaded.endpoints, loaded.registration));

@@ -18,4 +18,15 @@ test('first in, first out, across compactions of a long line', () => {
   assert.is(line.shift(), 7);
 });
 
+test('clear empties the line, part-shifted or not', () => {
+  const line = new Fifo<number>();
+  for (let i = 0; i < 10; i += 1) line.push(i);
+  line.shift();
+  line.clear();
+  assert.is(line.size, 0);
+  assert.is(line.shift(), undefined);
+  line.push(1);
+  assert.is(line.shift(), 1);
+});
+
 test.run();
