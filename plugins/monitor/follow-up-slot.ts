@@ -18,16 +18,18 @@ export function inFollowUpSlot(followUps: ConcurrencyLimiter, holdMs: number, ab
         resolve('skipped');
         return Promise.resolve();
       }
-      const outcome = start();
-      outcome.then(resolve, reject);
       return new Promise<void>((release) => {
         const timer = setTimeout(release, holdMs);
         timer.unref();
-        const done = () => {
+        start().then((outcome) => {
           clearTimeout(timer);
           release();
-        };
-        outcome.then(done, done);
+          resolve(outcome);
+        }, (error: unknown) => {
+          clearTimeout(timer);
+          release();
+          reject(error);
+        });
       });
     });
   });
