@@ -3,6 +3,12 @@ import { Fifo } from '../../core/plugin-api.js';
 /** Tasks started in one turn of the event loop, at most: then the loop gets to serve requests again. */
 export const STARTS_PER_TURN = 4;
 
+/** A line tasks wait in for a slot: a `ConcurrencyLimiter`, or one whose cap moves. */
+export interface TaskLine {
+  /** Runs `task` when a slot is free, never inside the caller's stack. */
+  run<T>(task: () => Promise<T>): Promise<T>;
+}
+
 /**
  * A global cap on checks in flight. Tasks beyond the cap wait in FIFO order; a hung instance
  * therefore costs one slot until its time-out and never blocks the queue behind it for longer.
@@ -12,7 +18,7 @@ export const STARTS_PER_TURN = 4;
  * detection and info calls, would otherwise start its calls, and handle their answers, in a few
  * long turns during which no other request is read.
  */
-export class ConcurrencyLimiter {
+export class ConcurrencyLimiter implements TaskLine {
   readonly #queue = new Fifo<() => void>();
   #active = 0;
   /** Tasks started in this turn of the event loop. */

@@ -1,5 +1,5 @@
 import type { CheckOutcome } from './check-outcome.js';
-import type { ConcurrencyLimiter } from './concurrency-limiter.js';
+import type { TaskLine } from './concurrency-limiter.js';
 
 /** How long a follow-up keeps its slot at most: well above a call's round trip, far below a hung call's time-out. */
 export const FOLLOW_UP_HOLD_MS = 1000;
@@ -11,7 +11,7 @@ export const FOLLOW_UP_HOLD_MS = 1000;
  * on the cap of all calls only, so it does not hold up the instances registered after it.
  * `aborted` is asked when the slot comes: a check dropped while it waited is not started.
  */
-export function inFollowUpSlot(followUps: ConcurrencyLimiter, holdMs: number, aborted: () => boolean, start: () => Promise<CheckOutcome>): Promise<CheckOutcome> {
+export function inFollowUpSlot(followUps: TaskLine, holdMs: number, aborted: () => boolean, start: () => Promise<CheckOutcome>): Promise<CheckOutcome> {
   return new Promise((resolve, reject) => {
     void followUps.run(() => {
       if (aborted()) {

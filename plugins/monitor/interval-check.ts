@@ -1,6 +1,6 @@
 import type { Logger } from '../../core/plugin-api.js';
 import type { Check, CheckOutcome } from './check-outcome.js';
-import type { ConcurrencyLimiter } from './concurrency-limiter.js';
+import type { ConcurrencyLimiter, TaskLine } from './concurrency-limiter.js';
 import { FOLLOW_UP_HOLD_MS, inFollowUpSlot } from './follow-up-slot.js';
 import { nextDue, phaseOf, type Cadence } from './schedule-math.js';
 
@@ -32,7 +32,7 @@ export interface IntervalCheckOptions extends Cadence {
    * up a few at a time while the cadence keeps every slot of `limiter`; a follow-up slower than
    * `followUpHoldMs` gives its slot back. None: `limiter` only.
    */
-  readonly followUps?: ConcurrencyLimiter;
+  readonly followUps?: TaskLine;
   /** How long a follow-up keeps its slot at most (see `inFollowUpSlot`); tests shorten it. */
   readonly followUpHoldMs?: number;
   readonly log: Logger;

@@ -4,6 +4,7 @@ import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
 import { EndpointDetector } from './endpoint-detector.js';
 import { FlapDamper } from './flap-damper.js';
+import { FollowUpGovernor } from './follow-up-governor.js';
 import { HealthGroupsCache } from './health-groups.js';
 import { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { InfoUpdater } from './info-updater.js';
@@ -17,7 +18,7 @@ interface Running {
   readonly detector: EndpointDetector;
   readonly status: StatusUpdater;
   readonly limiter: ConcurrencyLimiter;
-  readonly followUps: ConcurrencyLimiter;
+  readonly followUps: FollowUpGovernor;
   readonly foreign: ForeignEndpointFilter;
   readonly strategies: number;
   readonly unsubscribe: () => void;
@@ -64,7 +65,7 @@ export class Monitor {
     const strategies = ctx.services.collect(DETECTION_STRATEGY);
     if (strategies.length === 0) log.info('no detection strategy loaded: endpoints are not detected');
     const limiter = new ConcurrencyLimiter(config['max-concurrent-checks']);
-    const followUps = new ConcurrencyLimiter(config['max-concurrent-follow-ups']);
+    const followUps = new FollowUpGovernor({ max: config['max-concurrent-follow-ups'] });
     const ownership = ctx.services.use(OWNERSHIP)!;
     const detectionLog = log.child('detection');
     const foreign = new ForeignEndpointFilter(config['allow-foreign-endpoints'], detectionLog);
@@ -148,6 +149,7 @@ export class Monitor {
     if (running) {
       running.unsubscribe();
       for (const check of [running.checks.status, running.checks.info, running.checks.detection]) check?.stop();
+      running.followUps.stop();
     }
     this.#abort.abort();
   }
