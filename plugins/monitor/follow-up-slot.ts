@@ -1,8 +1,12 @@
 import type { CheckOutcome } from './check-outcome.js';
 import type { TaskLine } from './concurrency-limiter.js';
 
-/** How long a follow-up keeps its slot at most: well above a call's round trip, far below a hung call's time-out. */
-export const FOLLOW_UP_HOLD_MS = 1000;
+/**
+ * How long a follow-up keeps its slot at most: well above a call's round trip on a LAN, far below
+ * a hung call's time-out. Short, because a busy loop can leave one slot (follow-up-governor.ts):
+ * hung new instances then let one follow-up through per hold.
+ */
+export const FOLLOW_UP_HOLD_MS = 250;
 
 /**
  * Runs `start` (a check, through the cap on all calls) in one of the follow-up slots, which it
