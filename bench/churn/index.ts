@@ -22,7 +22,10 @@ export const figures = [RATIO];
 
 /** Memory of the daemon after full GCs, as `gc-on-signal` reports it (bytes). */
 interface Memory {
+  /** Once V8 has handed back what the GCs freed (gc-on-signal.ts). */
   readonly rss: number;
+  /** Read at once after the GCs, as the figure was read before 2026-11-26. */
+  readonly rssAtOnce: number;
   readonly heapUsed: number;
   readonly heapTotal: number;
   readonly external: number;
@@ -209,7 +212,7 @@ function describe(label: string, outcome: Outcome): string {
   const { fresh, before, after } = outcome;
   return `${label}: ${CYCLES} cycles in ${round(outcome.seconds)} s (${Math.round(CYCLES / outcome.seconds)}/s, ${outcome.unchecked} deregistered before their first check); `
     + `RSS after full GC: fresh ${mb(fresh.rss)} MB, after ${WARMUP} warm-up cycles ${mb(before.rss)} MB, after ${CAP} cycles ${mb(outcome.atCap.rss)} MB, after the run ${mb(after.rss)} MB `
-    + `(ratio ${round(after.rss / before.rss)}; from ${CAP} cycles on ${round(after.rss / outcome.atCap.rss)}); `
+    + `(ratio ${round(after.rss / before.rss)}; from ${CAP} cycles on ${round(after.rss / outcome.atCap.rss)}; read at once after the GCs: ${mb(before.rssAtOnce)} → ${mb(outcome.atCap.rssAtOnce)} → ${mb(after.rssAtOnce)} MB, ratio ${round(after.rssAtOnce / before.rssAtOnce)}); `
     + `heap used ${mb(before.heapUsed)} → ${mb(outcome.atCap.heapUsed)} → ${mb(after.heapUsed)} MB, `
     + `committed ${mb(before.heapTotal)} → ${mb(outcome.atCap.heapTotal)} → ${mb(after.heapTotal)} MB, external ${mb(before.external)} → ${mb(outcome.atCap.external)} → ${mb(after.external)} MB${outcome.held === undefined ? '' : `; ${outcome.held} deregistered instances held`}`;
 }
@@ -224,7 +227,9 @@ function describe(label: string, outcome: Outcome): string {
  * RSS when the cap is first reached (after 10,000 cycles) is printed too: the growth from there
  * is what the cap stops. The baseline, in the same run: the same cycles with the cap far
  * above them (10,000,000), where every history stays for the retention. The full GC comes from a
- * bench-only module loaded with `--expose-gc --import` that answers SIGUSR2 (gc-on-signal.ts).
+ * bench-only module loaded with `--expose-gc --import` that answers SIGUSR2 (gc-on-signal.ts);
+ * RSS is read once V8 has handed back the pages the GC freed (it does so in the background), and
+ * the read at once after the GCs is printed too.
  */
 export async function run(): Promise<Figure[]> {
   console.log(`churn: ${machine()}; ${CYCLES} register/deregister cycles from ${CLIENTS} clients, cap ${CAP} vs ${UNCAPPED}`);
