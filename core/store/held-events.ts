@@ -1,5 +1,5 @@
 import type { RetiredState } from './instance.js';
-import { cameBack, isRetired, openHistory, sealHistory, type RetiredHistory, type SealedHistory } from './sealed-history.js';
+import { cameBack, HistorySealer, isRetired, openHistory, type RetiredHistory, type SealedHistory } from './sealed-history.js';
 import { KNOWN_STATUSES, type InstanceEvent } from './types.js';
 
 /** Status kinds compaction spares one of each: the known statuses; every other string shares one kind. */
@@ -55,6 +55,7 @@ export function compactionKind(event: InstanceEvent): string {
 export class HeldEvents {
   readonly #byInstance = new Map<string, InstanceEvent[]>();
   readonly #sealed = new Map<string, SealedHistory>();
+  readonly #sealer = new HistorySealer();
   #sealedCount = 0;
   /**
    * Every held event in `seq` order. A dropped event leaves its `seq` in its place (a tombstone)
@@ -160,7 +161,7 @@ export class HeldEvents {
       this.#sealed.delete(id);
       return;
     }
-    const sealed = sealHistory(events, retired);
+    const sealed = this.#sealer.seal(events, retired);
     this.#sealed.set(id, sealed);
     this.#sealedCount += sealed.count;
   }

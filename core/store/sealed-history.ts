@@ -8,11 +8,14 @@ import type { InstanceEvent } from './types.js';
  * with how it left when it was sealed at deregistration. A node keeps up to
  * `max-deregistered-instances` deregistered histories no one reads until they are dropped: a
  * churned pod's history (registered, UP, deregistered) took ~1 KB as objects, with its snapshot
- * and registration, and takes ~200 characters sealed (bench/REPORT.md, churn). Sealed histories
+ * and registration, and takes ~250 characters sealed with the typical dictionary below, ~130 with
+a sample of the fleet's own (`HistorySealer`; bench/REPORT.md, churn). Sealed histories
  * live in memory only, so their form may change between versions.
  */
 export interface SealedHistory {
   readonly data: string;
+  /** What it was deflated with (`HistorySealer`), shared by the histories of one sealer. */
+  readonly dictionary: SealDictionary;
   readonly count: number;
   readonly lastSeq: number;
   /**
@@ -45,24 +48,48 @@ const DICTIONARY = Buffer.from(
   'utf8',
 );
 
-/** A small window and little state: histories are a few KB at most, and one is sealed per deregistration. */
-const OPTIONS: ZlibOptions = { level: 6, windowBits: 12, memLevel: 5, dictionary: DICTIONARY };
+/** Deflate's options for one dictionary: a small window and little state (histories are a few KB at most, one sealed per deregistration). */
+export type SealDictionary = Readonly<ZlibOptions>;
+
+const WINDOW_BITS = 12;
+const withDictionary = (dictionary: Buffer): SealDictionary => Object.freeze({ level: 6, windowBits: WINDOW_BITS, memLevel: 5, dictionary });
+const TYPICAL: SealDictionary = withDictionary(DICTIONARY);
+/**
+ * The largest history taken as a sample: with DICTIONARY it stays within what deflate looks back
+ * over (its window less 262 bytes).
+ */
+const SAMPLE_MAX_BYTES = (1 << WINDOW_BITS) - 262 - DICTIONARY.length;
 
 interface Payload {
   readonly retired: RetiredDetails | null;
   readonly events: readonly InstanceEvent[];
 }
 
-/** Seals `events` (oldest first, at least one), with `retired` when the instance has left. */
-export function sealHistory(events: readonly InstanceEvent[], retired: RetiredState | null): SealedHistory {
-  const payload: Payload = { retired: retired && { statusTimestamp: retired.statusTimestamp, registration: retired.registration }, events };
-  const data = deflateRawSync(JSON.stringify(payload), OPTIONS).toString('latin1');
-  return Object.freeze({ data, count: events.length, lastSeq: events.at(-1)!.seq, leftVersion: retired && retired.version });
+/**
+ * Seals histories for one node. The first history it seals that is small enough becomes a
+ * sample, put after DICTIONARY for every history sealed after it: a fleet's histories share
+ * their application names, hosts, URL shapes, metadata keys and event sequence, and with one of
+ * them to refer to a churned pod's history deflates to about half (bench/REPORT.md, churn).
+ * The sample stays as long as the sealer (the node's registry) and is never served; histories
+ * sealed before it keep the typical dictionary they were sealed with.
+ */
+export class HistorySealer {
+  #dictionary: SealDictionary = TYPICAL;
+
+  /** Seals `events` (oldest first, at least one), with `retired` when the instance has left. */
+  seal(events: readonly InstanceEvent[], retired: RetiredState | null): SealedHistory {
+    const payload: Payload = { retired: retired && { statusTimestamp: retired.statusTimestamp, registration: retired.registration }, events };
+    const json = Buffer.from(JSON.stringify(payload), 'utf8');
+    const dictionary = this.#dictionary;
+    const data = deflateRawSync(json, dictionary).toString('latin1');
+    if (dictionary === TYPICAL && json.length <= SAMPLE_MAX_BYTES) this.#dictionary = withDictionary(Buffer.concat([DICTIONARY, json]));
+    return Object.freeze({ data, dictionary, count: events.length, lastSeq: events.at(-1)!.seq, leftVersion: retired && retired.version });
+  }
 }
 
 /** The same sealed history, its instance back: how it left no longer counts. */
 export function cameBack(sealed: SealedHistory): SealedHistory {
-  return Object.freeze({ data: sealed.data, count: sealed.count, lastSeq: sealed.lastSeq, leftVersion: null });
+  return Object.freeze({ data: sealed.data, dictionary: sealed.dictionary, count: sealed.count, lastSeq: sealed.lastSeq, leftVersion: null });
 }
 
 /** The events of a sealed history, oldest first, each as the logs hand events out. */
@@ -81,5 +108,5 @@ export function retiredDetails(sealed: RetiredHistory): RetiredDetails {
 }
 
 function read(sealed: SealedHistory): Payload {
-  return JSON.parse(inflateRawSync(Buffer.from(sealed.data, 'latin1'), OPTIONS).toString('utf8')) as Payload;
+  return JSON.parse(inflateRawSync(Buffer.from(sealed.data, 'latin1'), sealed.dictionary).toString('utf8')) as Payload;
 }

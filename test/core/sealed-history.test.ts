@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { storedEvent } from '../../core/store/event-shape.js';
 import { heldEndpoints } from '../../core/store/held-endpoints.js';
-import { cameBack, isRetired, openHistory, retiredDetails, sealHistory } from '../../core/store/sealed-history.js';
+import { cameBack, HistorySealer, isRetired, openHistory, retiredDetails } from '../../core/store/sealed-history.js';
 import type { InstanceEvent, Registration } from '../../core/store/types.js';
 
 const base = 'http://10.0.0.7:8080/actuator';
@@ -18,6 +18,7 @@ const history: InstanceEvent[] = [
   storedEvent({ type: 'DEREGISTERED', instance: 'a1', version: 4, timestamp: '2026-11-25T08:00:05.000Z' }, 1_764_057_600_000_020),
 ];
 const retired = { version: 4, registration, statusTimestamp: '2026-11-25T08:00:05.000Z' };
+const sealHistory: HistorySealer['seal'] = (events, left) => new HistorySealer().seal(events, left);
 
 test('a sealed history opens to the same events, in the wire form, frozen, with their seqs', () => {
   const sealed = sealHistory(history, retired);
@@ -49,6 +50,46 @@ test('a history sealed without a retirement, or whose instance came back, has le
   assert.not.ok(isRetired(back));
   assert.is(back.count, 5);
   assert.equal(openHistory(back).length, 5);
+});
+
+/** The history of another pod of the same fleet: other id, address, times and seqs. */
+function anotherPod(n: number): InstanceEvent[] {
+  const podBase = `http://10.0.${n}.9:8080/actuator`;
+  const podRegistration: Registration = { ...registration, managementUrl: podBase, healthUrl: `${podBase}/health`, serviceUrl: `http://10.0.${n}.9:8080/`, metadata: { startup: `2026-11-25T09:${10 + n}:00.000Z` } };
+  return history.map((event) => {
+    const { seq, ...rest } = event;
+    const moved = { ...rest, instance: `pod-${n}`, timestamp: event.timestamp.replace('08:', `1${n}:`) };
+    if (moved.type === 'REGISTERED') return storedEvent({ ...moved, registration: podRegistration }, seq + n * 1000);
+    if (moved.type === 'ENDPOINTS_DETECTED') return storedEvent({ ...moved, endpoints: heldEndpoints([{ id: 'env', url: `${podBase}/env` }], podRegistration) }, seq + n * 1000);
+    return storedEvent(moved as InstanceEvent, seq + n * 1000);
+  });
+}
+
+test('a sealer takes its first small history as a sample: the fleet\'s later histories seal smaller, and every one opens', () => {
+  const sealer = new HistorySealer();
+  const first = sealer.seal(anotherPod(1), retired);
+  const second = sealer.seal(anotherPod(2), retired);
+  const third = sealer.seal(anotherPod(3), null);
+  const alone = new HistorySealer().seal(anotherPod(2), retired);
+  assert.is.not(second.dictionary, first.dictionary, 'the first was sealed before there was a sample');
+  assert.is(third.dictionary, second.dictionary, 'one sample for the sealer\'s life');
+  assert.ok(second.data.length * 1.5 < alone.data.length, `${second.data.length} characters with the sample, ${alone.data.length} without`);
+  for (const [sealed, n] of [[first, 1], [second, 2], [third, 3]] as const) {
+    assert.equal(JSON.parse(JSON.stringify(openHistory(sealed))), JSON.parse(JSON.stringify(anotherPod(n))));
+  }
+  assert.equal(retiredDetails(second as Parameters<typeof retiredDetails>[0]), { registration, statusTimestamp: retired.statusTimestamp });
+  assert.is(cameBack(second).dictionary, second.dictionary);
+});
+
+test('a history too large for a sample is sealed as it is, and the next small one becomes the sample', () => {
+  const sealer = new HistorySealer();
+  const big = sealer.seal([storedEvent({ type: 'INFO_CHANGED', instance: 'big', version: 1, timestamp: '2026-11-25T08:00:04.000Z', info: { blob: 'x'.repeat(5000) } }, 5)], null);
+  const small = sealer.seal(anotherPod(1), retired);
+  const next = sealer.seal(anotherPod(2), retired);
+  assert.is(small.dictionary, big.dictionary);
+  assert.is.not(next.dictionary, small.dictionary);
+  assert.equal(JSON.parse(JSON.stringify(openHistory(big)))[0].info.blob.length, 5000);
+  assert.equal(JSON.parse(JSON.stringify(openHistory(next))), JSON.parse(JSON.stringify(anotherPod(2))));
 });
 
 test.run();
