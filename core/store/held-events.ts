@@ -1,5 +1,5 @@
 import type { RetiredState } from './instance.js';
-import { cameBack, HistorySealer, isRetired, openHistory, type RetiredHistory, type SealedHistory } from './sealed-history.js';
+import { cameBack, HistorySealer, isRetired, openHistory, type PackedHistory, type RetiredHistory, type SealedHistory } from './sealed-history.js';
 import { KNOWN_STATUSES, type InstanceEvent } from './types.js';
 
 /** Status kinds compaction spares one of each: the known statuses; every other string shares one kind. */
@@ -54,7 +54,8 @@ export function compactionKind(event: InstanceEvent): string {
  */
 export class HeldEvents {
   readonly #byInstance = new Map<string, InstanceEvent[]>();
-  readonly #sealed = new Map<string, SealedHistory>();
+  /** Sealed histories, packed (`#view` reads one). */
+  readonly #sealed = new Map<string, PackedHistory>();
   readonly #sealer = new HistorySealer();
   #sealedCount = 0;
   /**
@@ -76,8 +77,8 @@ export class HeldEvents {
     const held = list ? list.concat([event]) : [event];
     this.#byInstance.set(id, held);
     this.#log.push(event);
-    let sealed = this.#sealed.get(id);
-    if (isRetired(sealed)) this.#sealed.set(id, (sealed = cameBack(sealed)));
+    let sealed = this.#view(id);
+    if (isRetired(sealed)) this.#sealed.set(id, (sealed = cameBack(sealed)).packed);
     if (held.length + (sealed?.count ?? 0) > this.maxPerInstance) this.#compact(id, held);
   }
 
@@ -87,7 +88,7 @@ export class HeldEvents {
    */
   seal(id: string, retired: RetiredState): boolean {
     const list = this.#byInstance.get(id);
-    const sealed = this.#sealed.get(id);
+    const sealed = this.#view(id);
     if (!list && !sealed) return false;
     const events = sealed ? openHistory(sealed).concat(list ?? []) : list!;
     this.#forgetList(id);
@@ -97,14 +98,14 @@ export class HeldEvents {
 
   /** The sealed history of `id` if its instance left and has not come back (`retiredDetails` reads how it left). */
   retired(id: string): RetiredHistory | undefined {
-    const sealed = this.#sealed.get(id);
+    const sealed = this.#view(id);
     return isRetired(sealed) ? sealed : undefined;
   }
 
   /** The held events of one instance, oldest first. */
   ofInstance(id: string): readonly InstanceEvent[] {
     const list = this.#byInstance.get(id) ?? [];
-    const sealed = this.#sealed.get(id);
+    const sealed = this.#view(id);
     return sealed ? openHistory(sealed).concat(list) : list;
   }
 
@@ -131,7 +132,7 @@ export class HeldEvents {
   /** Forgets every event of one instance. */
   drop(id: string): void {
     this.#forgetList(id);
-    this.#reseal(id, this.#sealed.get(id), [], null);
+    this.#reseal(id, this.#view(id), [], null);
   }
 
   /** Forgets everything (the log reloaded). */
@@ -143,9 +144,14 @@ export class HeldEvents {
     this.#tombstones = 0;
   }
 
+  #view(id: string): SealedHistory | undefined {
+    const packed = this.#sealed.get(id);
+    return packed === undefined ? undefined : this.#sealer.view(packed);
+  }
+
   /** Compacts the history of `id` (its sealed part and `list`) down to the limit. */
   #compact(id: string, list: readonly InstanceEvent[]): void {
-    const sealed = this.#sealed.get(id);
+    const sealed = this.#view(id);
     const older = sealed ? openHistory(sealed) : [];
     const kept = compactHistory(older.concat(list), this.maxPerInstance, (gone) => this.#bury(gone));
     const keptOlder = sealed ? kept.filter((event) => event.seq <= sealed.lastSeq) : [];
@@ -162,7 +168,7 @@ export class HeldEvents {
       return;
     }
     const sealed = this.#sealer.seal(events, retired);
-    this.#sealed.set(id, sealed);
+    this.#sealed.set(id, sealed.packed);
     this.#sealedCount += sealed.count;
   }
 
@@ -178,7 +184,8 @@ export class HeldEvents {
   /** Sealed events after `seq`, in `seq` order: a sealed history is read only if it has any. */
   #sealedSince(seq: number): InstanceEvent[] {
     const events: InstanceEvent[] = [];
-    for (const sealed of this.#sealed.values()) {
+    for (const packed of this.#sealed.values()) {
+      const sealed = this.#sealer.view(packed);
       if (sealed.lastSeq <= seq) continue;
       for (const event of openHistory(sealed)) if (event.seq > seq) events.push(event);
     }

@@ -12,9 +12,16 @@ import type { InstanceEvent } from './types.js';
 a sample of the fleet's own (`HistorySealer`; bench/REPORT.md, churn). Sealed histories
  * live in memory only, so their form may change between versions.
  */
+/** A sealed history as a node holds it: one flat latin1 string, `<dictionary><count>,<lastSeq>,<leftVersion>;<deflated bytes>`. */
+export type PackedHistory = string & { readonly packedHistory: true };
+
+/**
+ * A sealed history read from its packed form (`HistorySealer.view`), made when asked for: a node
+ * holds only the string, so a held history costs no object and no boxed `seq` besides it.
+ */
 export interface SealedHistory {
-  readonly data: string;
-  /** What it was deflated with (`HistorySealer`), shared by the histories of one sealer. */
+  readonly packed: PackedHistory;
+  /** What it was deflated with: the sealer's typical dictionary or its sample. */
   readonly dictionary: SealDictionary;
   readonly count: number;
   readonly lastSeq: number;
@@ -23,6 +30,8 @@ export interface SealedHistory {
    * the older part of a history whose instance came back.
    */
   readonly leftVersion: number | null;
+  /** Where the deflated bytes begin in `packed`. */
+  readonly dataStart: number;
 }
 
 /** A sealed history whose instance left and has not come back. */
@@ -74,22 +83,41 @@ interface Payload {
  * sealed before it keep the typical dictionary they were sealed with.
  */
 export class HistorySealer {
-  #dictionary: SealDictionary = TYPICAL;
+  #sample: SealDictionary | undefined;
 
   /** Seals `events` (oldest first, at least one), with `retired` when the instance has left. */
   seal(events: readonly InstanceEvent[], retired: RetiredState | null): SealedHistory {
     const payload: Payload = { retired: retired && { statusTimestamp: retired.statusTimestamp, registration: retired.registration }, events };
     const json = Buffer.from(JSON.stringify(payload), 'utf8');
-    const dictionary = this.#dictionary;
-    const data = deflateRawSync(json, dictionary).toString('latin1');
-    if (dictionary === TYPICAL && json.length <= SAMPLE_MAX_BYTES) this.#dictionary = withDictionary(Buffer.concat([DICTIONARY, json]));
-    return Object.freeze({ data, dictionary, count: events.length, lastSeq: events.at(-1)!.seq, leftVersion: retired && retired.version });
+    const dictionary = this.#sample ?? TYPICAL;
+    const data = deflateRawSync(json, dictionary);
+    if (!this.#sample && json.length <= SAMPLE_MAX_BYTES) this.#sample = withDictionary(Buffer.concat([DICTIONARY, json]));
+    return this.view(pack(dictionary === TYPICAL ? TYPICAL_MARK : SAMPLE_MARK, events.length, events.at(-1)!.seq, retired && retired.version, data));
   }
+
+  /** A held history, read. */
+  view(packed: PackedHistory): SealedHistory {
+    const dataStart = packed.indexOf(';') + 1;
+    const [count, lastSeq, leftVersion] = packed.slice(1, dataStart - 1).split(',') as [string, string, string];
+    const dictionary = packed[0] === SAMPLE_MARK ? this.#sample! : TYPICAL;
+    return { packed, dictionary, count: Number(count), lastSeq: Number(lastSeq), leftVersion: leftVersion === '' ? null : Number(leftVersion), dataStart };
+  }
+}
+
+const TYPICAL_MARK = 't';
+const SAMPLE_MARK = 's';
+
+function pack(mark: string, count: number, lastSeq: number, leftVersion: number | null, data: Buffer): PackedHistory {
+  const header = Buffer.from(`${mark}${count},${lastSeq},${leftVersion ?? ''};`, 'latin1');
+  // Through one buffer, so the string is flat: a concatenation would be held as two strings and a pair.
+  return Buffer.concat([header, data]).toString('latin1') as PackedHistory;
 }
 
 /** The same sealed history, its instance back: how it left no longer counts. */
 export function cameBack(sealed: SealedHistory): SealedHistory {
-  return Object.freeze({ data: sealed.data, dictionary: sealed.dictionary, count: sealed.count, lastSeq: sealed.lastSeq, leftVersion: null });
+  const data = Buffer.from(sealed.packed, 'latin1').subarray(sealed.dataStart);
+  const packed = pack(sealed.packed[0]!, sealed.count, sealed.lastSeq, null, data);
+  return { ...sealed, packed, leftVersion: null, dataStart: packed.indexOf(';') + 1 };
 }
 
 /** The events of a sealed history, oldest first, each as the logs hand events out. */
@@ -108,5 +136,6 @@ export function retiredDetails(sealed: RetiredHistory): RetiredDetails {
 }
 
 function read(sealed: SealedHistory): Payload {
-  return JSON.parse(inflateRawSync(Buffer.from(sealed.data, 'latin1'), sealed.dictionary).toString('utf8')) as Payload;
+  const data = Buffer.from(sealed.packed, 'latin1').subarray(sealed.dataStart);
+  return JSON.parse(inflateRawSync(data, sealed.dictionary).toString('utf8')) as Payload;
 }
