@@ -3,15 +3,16 @@ import { storedEvent } from './event-shape.js';
 import type { RetiredDetails, RetiredState } from './instance.js';
 import type { InstanceEvent } from './types.js';
 
-/**
+/*
  * Held events of one instance as one compressed string (deflated JSON, one byte per character),
  * with how it left when it was sealed at deregistration. A node keeps up to
  * `max-deregistered-instances` deregistered histories no one reads until they are dropped: a
  * churned pod's history (registered, UP, deregistered) took ~1 KB as objects, with its snapshot
  * and registration, and takes ~250 characters sealed with the typical dictionary below, ~130 with
-a sample of the fleet's own (`HistorySealer`; bench/REPORT.md, churn). Sealed histories
- * live in memory only, so their form may change between versions.
+ * a sample of the fleet's own (`HistorySealer`; bench/REPORT.md, churn). Sealed histories live in
+ * memory only, so their form may change between versions.
  */
+
 /** A sealed history as a node holds it: one flat latin1 string, `<dictionary><count>,<lastSeq>,<leftVersion>;<deflated bytes>`. */
 export type PackedHistory = string & { readonly packedHistory: true };
 
