@@ -1,5 +1,11 @@
 import { LabelledCounts, LabelledHistogram, METRICS, type Services } from '../../core/plugin-api.js';
 
+/** What the gauges read of the follow-ups' line (`FollowUpGovernor`). */
+export interface FollowUpLine {
+  readonly waiting: number;
+  readonly cap: number;
+}
+
 /** Prometheus's default bounds: health calls range from a millisecond on loopback to the time-out. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -13,7 +19,22 @@ export class CheckMetrics {
   readonly #checks = new LabelledCounts(['kind', 'result']);
   readonly #durations = new LabelledHistogram(BUCKETS, ['kind']);
 
-  contribute(services: Services): void {
+  /**
+   * `followUps`: the line of follow-ups now (none while monitoring is stopped), for its two
+   * gauges: what waits in it, and its cap, which falls while the event loop is busy.
+   */
+  contribute(services: Services, followUps: () => FollowUpLine | undefined): void {
+    services.contribute(METRICS, {
+      name: 'vigil_follow_ups_waiting', help: 'Checks an event asked for (a new instance, a status change) waiting for a follow-up slot',
+      type: 'gauge', collect: () => [{ value: followUps()?.waiting ?? 0 }],
+    });
+    services.contribute(METRICS, {
+      name: 'vigil_follow_up_limit', help: 'Follow-ups allowed in flight now: monitor.max-concurrent-follow-ups, less while the event loop is busy',
+      type: 'gauge', collect: () => {
+        const line = followUps();
+        return line ? [{ value: line.cap }] : [];
+      },
+    });
     services.contribute(METRICS, {
       name: 'vigil_checks_total', help: 'Checks of instances that reached a verdict, by kind (status, info, detection) and result (success, failure)',
       type: 'counter', labelNames: ['kind', 'result'], collect: () => this.#checks.samples(),

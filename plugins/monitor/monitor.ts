@@ -53,7 +53,7 @@ export class Monitor {
     this.#damper = new FlapDamper(config['failures-before-down'], config['successes-before-up']);
     ctx.services.provide(INSTANCE_HTTP, this.#client);
     ctx.services.provide(ENDPOINT_DETECTOR, { ensureDetected: (id) => this.ensureDetected(id) });
-    this.#metrics.contribute(ctx.services);
+    this.#metrics.contribute(ctx.services, () => this.#running?.followUps);
     this.#groups = new HealthGroupsCache(ctx.services, ctx.log);
     ctx.services.provide(HEALTH_GROUPS, this.#groups);
   }

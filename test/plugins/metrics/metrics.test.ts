@@ -59,6 +59,10 @@ test('the registry, checks, streams, proxy and HTTP responses, as read at scrape
     const statusChecks = value('vigil_checks_total', { kind: 'status', result: 'success' })!;
     assert.ok(statusChecks >= 3, `${statusChecks} status checks`);
     assert.is(value('vigil_check_duration_seconds_count', { kind: 'status' }), statusChecks + (value('vigil_checks_total', { kind: 'status', result: 'failure' }) ?? 0));
+    // The follow-ups' line: its cap is the configured 16 or less (the test process may keep its loop busy).
+    const limit = value('vigil_follow_up_limit')!;
+    assert.ok(Number.isInteger(limit) && limit >= 1 && limit <= 16, `follow-up limit ${limit}`);
+    assert.ok(Number.isInteger(value('vigil_follow_ups_waiting')), 'follow-ups waiting');
     assert.is(value('vigil_http_requests_total', { method: 'POST', route: '/instances', code_class: '2xx' }), 3);
     assert.is(value('vigil_http_requests_total', { method: 'GET', route: '/instances/:id/actuator/*', code_class: '2xx' }), 1);
     assert.is(value('vigil_http_requests_total', { method: 'GET', route: '/instances/:id', code_class: '4xx' }), 1);

@@ -1,5 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { METRICS, type MetricFamily } from '../../../core/plugin-api.js';
+import { ServiceRegistry } from '../../../core/services.js';
+import { CheckMetrics } from '../../../plugins/monitor/check-metrics.js';
 import { BUSY_UTILIZATION, eventLoopLoad, FollowUpGovernor } from '../../../plugins/monitor/follow-up-governor.js';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -96,6 +99,26 @@ test('with the loop\'s own count: a loop kept busy brings the cap down at the ne
   assert.ok(governor.cap <= 8, `cap ${governor.cap}`);
   governor.stop();
   for (const release of tasks.release) release();
+});
+
+test('the two gauges read the line as it is at scrape time, and nothing of it while monitoring is stopped', async () => {
+  const services = new ServiceRegistry().forPlugin('monitor', 0);
+  let line: FollowUpGovernor | undefined;
+  new CheckMetrics().contribute(services, () => line);
+  const families = services.collect(METRICS) as MetricFamily[];
+  const read = async (name: string) => [...await families.find((family) => family.name === name)!.collect()];
+  assert.equal(await read('vigil_follow_up_limit'), []);
+  assert.equal(await read('vigil_follow_ups_waiting'), [{ value: 0 }]);
+  const { governor, load } = governed(8);
+  line = governor;
+  load.value = 1;
+  governor.adjust();
+  const tasks = hold(governor, 6);
+  for (let i = 0; i < 3; i += 1) await turn();
+  assert.equal(await read('vigil_follow_up_limit'), [{ value: 4 }]);
+  assert.equal(await read('vigil_follow_ups_waiting'), [{ value: 2 }]);
+  for (const release of tasks.release) release();
+  governor.stop();
 });
 
 test.run();
