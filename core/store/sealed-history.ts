@@ -98,7 +98,7 @@ export class HistorySealer {
 
   /** A held history, read. */
   view(packed: PackedHistory): SealedHistory {
-    const dataStart = packed.indexOf(';') + 1;
+    const dataStart = dataStartOf(packed);
     const [count, lastSeq, leftVersion] = packed.slice(1, dataStart - 1).split(',') as [string, string, string];
     const dictionary = packed[0] === SAMPLE_MARK ? this.#sample! : TYPICAL;
     return { packed, dictionary, count: Number(count), lastSeq: Number(lastSeq), leftVersion: leftVersion === '' ? null : Number(leftVersion), dataStart };
@@ -114,11 +114,20 @@ function pack(mark: string, count: number, lastSeq: number, leftVersion: number 
   return Buffer.concat([header, data]).toString('latin1') as PackedHistory;
 }
 
+/** Where the deflated bytes begin in a packed history: after its header's `;`. */
+function dataStartOf(packed: string): number {
+  return packed.indexOf(';') + 1;
+}
+
+/** The deflated bytes of a sealed history. */
+function deflatedBytes(sealed: SealedHistory): Buffer {
+  return Buffer.from(sealed.packed, 'latin1').subarray(sealed.dataStart);
+}
+
 /** The same sealed history, its instance back: how it left no longer counts. */
 export function cameBack(sealed: SealedHistory): SealedHistory {
-  const data = Buffer.from(sealed.packed, 'latin1').subarray(sealed.dataStart);
-  const packed = pack(sealed.packed[0]!, sealed.count, sealed.lastSeq, null, data);
-  return { ...sealed, packed, leftVersion: null, dataStart: packed.indexOf(';') + 1 };
+  const packed = pack(sealed.packed[0]!, sealed.count, sealed.lastSeq, null, deflatedBytes(sealed));
+  return { ...sealed, packed, leftVersion: null, dataStart: dataStartOf(packed) };
 }
 
 /** The events of a sealed history, oldest first, each as the logs hand events out. */
@@ -137,6 +146,5 @@ export function retiredDetails(sealed: RetiredHistory): RetiredDetails {
 }
 
 function read(sealed: SealedHistory): Payload {
-  const data = Buffer.from(sealed.packed, 'latin1').subarray(sealed.dataStart);
-  return JSON.parse(inflateRawSync(data, sealed.dictionary).toString('utf8')) as Payload;
+  return JSON.parse(inflateRawSync(deflatedBytes(sealed), sealed.dictionary).toString('utf8')) as Payload;
 }
