@@ -1,7 +1,12 @@
 import { Fifo } from './fifo.js';
 
-/** Continuations let through in one pass of the event loop; the rest wait for the next pass. */
-export const SLOTS_PER_TURN = 4;
+/**
+ * Continuations let through in one pass of the event loop; the rest wait for the next pass. One:
+ * a request read meanwhile waits behind one registration or one check's answer at most, and a
+ * pass that has only that to do is short: one node still keeps up with 20,000 instances' checks
+ * (bench/REPORT.md, burst and monitoring).
+ */
+export const SLOTS_PER_TURN = 1;
 
 const waiting = new Fifo<() => void>();
 let granted = 0;
@@ -41,5 +46,6 @@ function release(): void {
     granted += 1;
     waiting.shift()!();
   }
-  if (waiting.size > 0) askRelease();
+  // Those just let through count against this pass: its end resets the count again.
+  if (granted > 0) askRelease();
 }
