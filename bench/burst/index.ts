@@ -98,8 +98,8 @@ function p99(values: readonly number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? Number.NaN;
 }
 
-/** Reads and proxied reads, one client each, while `phase` runs (`phase` begins before the connections are open: a few ms). */
-async function measure(url: string, id: string, phase: Promise<unknown>): Promise<{ read: Sample; proxy: Sample }> {
+/** Reads and proxied reads, one client each, while `phase` runs (started once their connections are open). */
+async function measure(url: string, id: string, startPhase: () => Promise<unknown>): Promise<{ read: Sample; proxy: Sample }> {
   const read = newSample();
   const proxy = newSample();
   const connections = OPEN_RATE > 0 ? OPEN_CONNECTIONS : 1;
@@ -108,6 +108,7 @@ async function measure(url: string, id: string, phase: Promise<unknown>): Promis
   const ask = OPEN_RATE > 0 ? keepSending : keepAsking;
   try {
     await Promise.all([openConnections(readPool, `/instances/${id}`, connections), openConnections(proxyPool, `/instances/${id}/actuator/env`, connections)]);
+    const phase = startPhase();
     await Promise.all([
       ask(readPool, `/instances/${id}`, read, phase),
       ask(proxyPool, `/instances/${id}/actuator/env`, proxy, phase),
@@ -122,34 +123,49 @@ async function measure(url: string, id: string, phase: Promise<unknown>): Promis
 /**
  * `count` first registrations at once, each on its own connection, as that many starting
  * applications would: from a process of their own, so the clients that measure latency never
- * wait behind the load generator's event loop.
+ * wait behind the load generator's event loop. The process starts, loads undici and builds its
+ * bodies before the measured window, says "ready", and sends everything when told "go": 1,000
+ * applications start on their own hosts, and node's own start-up (~0.3 s of a core) is not load
+ * the daemon's machine would carry.
  */
 const REGISTER_AT_ONCE = `
 const { Agent, request } = require('undici');
 const [url, portList, from, count] = process.argv.slice(1);
 const ports = portList.split(',');
 const agent = new Agent({ connections: Number(count), pipelining: 0 });
-Promise.all(Array.from({ length: Number(count) }, async (_, i) => {
+const bodies = Array.from({ length: Number(count) }, (_, i) => {
   const n = Number(from) + i;
   const base = 'http://127.0.0.1:' + ports[n % ports.length] + '/i/' + n;
-  const res = await request(url + '/instances', {
-    method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'burst-' + (n % 50), healthUrl: base + '/actuator/health', managementUrl: base + '/actuator', serviceUrl: base + '/' }),
-  });
-  await res.body.dump();
-  return res.statusCode;
-})).then((statuses) => {
-  const refused = statuses.filter((status) => status !== 201);
-  if (refused.length > 0) { console.error(refused.length + ' registrations refused: ' + [...new Set(refused)].join(', ')); process.exit(1); }
-  process.exit(0);
-}, (error) => { console.error(error); process.exit(1); });
+  return JSON.stringify({ name: 'burst-' + (n % 50), healthUrl: base + '/actuator/health', managementUrl: base + '/actuator', serviceUrl: base + '/' });
+});
+const register = (body) => request(url + '/instances', { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body })
+  .then(async (res) => { await res.body.dump(); return res.statusCode; });
+process.stdin.once('data', () => {
+  Promise.all(bodies.map(register)).then((statuses) => {
+    const refused = statuses.filter((status) => status !== 201);
+    if (refused.length > 0) { console.error(refused.length + ' registrations refused: ' + [...new Set(refused)].join(', ')); process.exit(1); }
+    process.exit(0);
+  }, (error) => { console.error(error); process.exit(1); });
+});
+process.stdout.write('ready\\n');
 `;
 
-async function registerAtOnce(url: string, ports: readonly number[], from: number, count: number): Promise<void> {
-  const child = spawn(process.execPath, ['-e', REGISTER_AT_ONCE, url, ports.join(','), String(from), String(count)], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+/** A registering process, started and ready; `go()` sends its registrations and resolves when all were accepted. */
+async function readyToRegister(url: string, ports: readonly number[], from: number, count: number): Promise<{ go: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', REGISTER_AT_ONCE, url, ports.join(','), String(from), String(count)], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
   standInForOtherHosts(child);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  if (code !== 0) throw new Error(`the registering process exited with ${code}`);
+  const exited = once(child, 'exit') as Promise<[number | null]>;
+  await Promise.race([
+    once(child.stdout, 'data'),
+    exited.then(([code]) => { throw new Error(`the registering process exited with ${code} before it was ready`); }),
+  ]);
+  return {
+    go: async () => {
+      child.stdin.end('go\n');
+      const [code] = await exited;
+      if (code !== 0) throw new Error(`the registering process exited with ${code}`);
+    },
+  };
 }
 
 /** Lowers the priority of a process that plays other hosts (NICE). */
@@ -195,14 +211,18 @@ export async function run(): Promise<Figure[]> {
     const ratios: number[] = [];
     let proxyFailures = 0;
     const reasons = new Set<string>();
-    const burstOf = (index: number) => registerAtOnce(vigil.url, ports, index * BURST, BURST).then(() => followUpDone(fleet, (index + 1) * BURST));
+    const burstOf = async (index: number) => {
+      const registrations = await readyToRegister(vigil.url, ports, index * BURST, BURST);
+      return () => registrations.go().then(() => followUpDone(fleet, (index + 1) * BURST));
+    };
     // Warm-up, not counted: the first quiet round ran on cold code (its p99 3-5 times the later ones').
-    await measure(vigil.url, id, sleep(QUIET_MS));
-    await measure(vigil.url, id, burstOf(0));
+    await measure(vigil.url, id, () => sleep(QUIET_MS));
+    await measure(vigil.url, id, await burstOf(0));
     for (let index = 0; index < ROUNDS; index += 1) {
-      const quiet = await measure(vigil.url, id, sleep(QUIET_MS));
+      const quiet = await measure(vigil.url, id, () => sleep(QUIET_MS));
+      const startBurst = await burstOf(index + 1);
       const began = performance.now();
-      const burst = await measure(vigil.url, id, burstOf(index + 1));
+      const burst = await measure(vigil.url, id, startBurst);
       const seconds = (performance.now() - began) / 1000;
       proxyFailures += burst.proxy.failures + quiet.proxy.failures;
       for (const reason of [...burst.proxy.reasons, ...quiet.proxy.reasons]) reasons.add(reason);
