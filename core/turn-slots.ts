@@ -1,38 +1,33 @@
 import { Fifo } from './fifo.js';
 
 /**
- * Continuations let through in one pass of the event loop; the rest wait for the next pass. One:
- * a request read meanwhile waits behind one registration or one check's answer at most, and a
- * pass that has only that to do is short: one node still keeps up with 20,000 instances' checks
- * (bench/REPORT.md, burst and monitoring).
+ * Continuations let through at the end of one pass of the event loop; the rest wait for the next
+ * pass. One: a request read meanwhile waits behind one registration or one check's answer at
+ * most, and one node still keeps up with 20,000 instances' checks (bench/REPORT.md, burst and
+ * monitoring).
  */
 export const SLOTS_PER_TURN = 1;
 
 const waiting = new Fifo<() => void>();
-let granted = 0;
 let releaseAsked = false;
 
 /**
- * A place in this turn of the event loop for work that follows I/O and may come in hundreds at
- * once: a burst of first registrations, the answers of hundreds of checks. Node runs every
- * callback of one pass over I/O before it reads another request, so without this one pass could
- * run all of them and every other client would wait for the lot. With it, at most
- * SLOTS_PER_TURN go on per pass (the rest resume in later passes, in order), and requests that
- * came in meanwhile are read in between. Costs nothing when there is room: `await turnSlot()`
- * of `undefined` is one microtask.
+ * A place at the end of this turn of the event loop for work that follows I/O and may come in
+ * hundreds at once: a burst of first registrations, the answers of hundreds of checks. Node runs
+ * every callback of one pass over I/O before it reads another request, so without this one pass
+ * could run all of them and every other client would wait for the lot. With it, the requests read
+ * in this pass are handled first, then SLOTS_PER_TURN go on (the rest in later passes, in order).
+ * Even with room it waits for the end of the pass (`setImmediate`): letting the first one go on at
+ * once put it ahead of the requests read with it (bench/REPORT.md).
  */
-export function turnSlot(): Promise<void> | undefined {
+export function turnSlot(): Promise<void> {
   askRelease();
-  if (granted < SLOTS_PER_TURN && waiting.size === 0) {
-    granted += 1;
-    return undefined;
-  }
   return new Promise<void>((resolve) => {
     waiting.push(resolve);
   });
 }
 
-/** Ends the turn's count after the I/O pass (setImmediate runs after it) and lets the next waiters on. */
+/** Asks for the end of this pass over I/O (setImmediate runs after it): the next waiters go on there. */
 function askRelease(): void {
   if (releaseAsked) return;
   releaseAsked = true;
@@ -41,11 +36,6 @@ function askRelease(): void {
 
 function release(): void {
   releaseAsked = false;
-  granted = 0;
-  while (granted < SLOTS_PER_TURN && waiting.size > 0) {
-    granted += 1;
-    waiting.shift()!();
-  }
-  // Those just let through count against this pass: its end resets the count again.
-  if (granted > 0) askRelease();
+  for (let granted = 0; granted < SLOTS_PER_TURN && waiting.size > 0; granted += 1) waiting.shift()!();
+  if (waiting.size > 0) askRelease();
 }

@@ -4,16 +4,14 @@ import { SLOTS_PER_TURN, turnSlot } from '../../core/turn-slots.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-test('a turn lets SLOTS_PER_TURN through at once; the rest go on in later turns, in order', async () => {
-  await nextTurn(); // a turn of its own, nothing granted yet
+test('SLOTS_PER_TURN go on at the end of each pass (setImmediate), in order; none before it, even with room', async () => {
+  await nextTurn(); // a turn of its own
   const order: number[] = [];
-  const waits = Array.from({ length: 3 * SLOTS_PER_TURN }, (_, i) => {
-    const slot = turnSlot();
-    if (slot === undefined) order.push(i);
-    return slot?.then(() => order.push(i));
-  });
-  assert.is(order.length, SLOTS_PER_TURN, 'the first ones go on at once');
-  assert.ok(waits.slice(SLOTS_PER_TURN).every((wait) => wait instanceof Promise));
+  const waits = Array.from({ length: 3 * SLOTS_PER_TURN }, (_, i) => turnSlot().then(() => order.push(i)));
+  await Promise.resolve();
+  assert.is(order.length, 0, 'none goes on before the pass ends');
+  await nextTurn();
+  assert.is(order.length, SLOTS_PER_TURN, 'the first ones at the end of the pass');
   await nextTurn();
   assert.is(order.length, 2 * SLOTS_PER_TURN, 'one more turn, one more batch');
   await Promise.all(waits);
@@ -22,12 +20,17 @@ test('a turn lets SLOTS_PER_TURN through at once; the rest go on in later turns,
 
 test('a newcomer waits behind those already waiting, and a quiet turn has room again', async () => {
   await nextTurn();
-  const waits = Array.from({ length: SLOTS_PER_TURN + 1 }, () => turnSlot());
-  const late = turnSlot();
-  assert.ok(late instanceof Promise);
+  const order: string[] = [];
+  const waits = Array.from({ length: SLOTS_PER_TURN + 1 }, (_, i) => turnSlot().then(() => order.push(`early ${i}`)));
+  const late = turnSlot().then(() => order.push('late'));
   await Promise.all([...waits, late]);
+  assert.is(order.at(-1), 'late');
   await nextTurn();
   await nextTurn();
-  assert.is(turnSlot(), undefined);
+  let went = false;
+  const quiet = turnSlot().then(() => { went = true; });
+  await nextTurn();
+  assert.ok(went, 'after quiet turns the next one goes on at the end of its pass');
+  await quiet;
 });
 test.run();
