@@ -73,7 +73,8 @@ export default defineChannel<TelegramConfig>({
       name: 'notify-telegram',
       settings: channelSettingsOf(config),
       target: `${base}/bot******/sendMessage`,
-      secrets: [token, url, encodeURIComponent(token)],
+      // The token is the URL's only secret: listing the URL would mask its whole path, `sendMessage` too.
+      secrets: [token],
       deliver: (notification, tools) => tools.send({ url, body: telegramPayload(notification, templates, config), retryAfterFromBody: telegramRetryAfter }),
     };
   },

@@ -31,7 +31,11 @@ export class HttpSender {
       : new Agent({ connections: 16, keepAliveTimeout: 10_000, connect });
   }
 
-  async send(outgoing: OutgoingRequest): Promise<Attempt> {
+  /**
+   * `redact` masks the calling channel's secrets in the answer before it is cut to an excerpt, so
+   * no cut can leave a piece of a secret unmasked.
+   */
+  async send(outgoing: OutgoingRequest, redact: (text: string) => string = (text) => text): Promise<Attempt> {
     const json = typeof outgoing.body !== 'string';
     const body = json ? JSON.stringify(outgoing.body) : (outgoing.body as string);
     // The timeout is undici's own (connect, headers, each body read): a timer and a composite
@@ -58,10 +62,10 @@ export class HttpSender {
       // A success's body is not read, only drained.
       text = status >= 200 && status < 300 ? (await res.body.dump(), '') : await readCapped(res.body);
     } catch (error) {
-      return { outcome: 'retry', reason: networkReason(error, this.options.timeoutMs) };
+      return { outcome: 'retry', reason: redact(networkReason(error, this.options.timeoutMs)) };
     }
     if (status >= 200 && status < 300) return { outcome: 'delivered', status };
-    const reason = `HTTP ${status}${excerpt(text)}`;
+    const reason = `HTTP ${status}${excerpt(redact(text))}`;
     if (status === 408 || status === 429 || status >= 500) {
       const header = headers['retry-after'];
       const wait = retryAfterMs(Array.isArray(header) ? header[0] : header) ?? fromBody(outgoing, text);

@@ -7,11 +7,11 @@ import { describe } from './facts.js';
 import { FilterStore } from './filters.js';
 import { HttpSender } from './http-sender.js';
 import { Pipeline, type ChannelRuntime } from './pipeline.js';
+import { Redactor } from './redaction.js';
 import { ReminderStore } from './reminders.js';
 import { ChannelRules } from './rules.js';
 import { ChannelStats, PipelineStats } from './stats.js';
 
-const MASK = '******';
 /** How often a channel without repeated work looks again whether a reload gave it some. */
 const IDLE_PERIOD_MS = 60_000;
 /** Keys of `notify` a reload applies at once. */
@@ -60,10 +60,10 @@ export class NotifyService {
       const stats = new ChannelStats();
       this.stats.channels.set(channel.name, stats);
       // Read at each line: a reload may bring new secrets, and the old ones stay masked.
-      const redact = (text: string) => [...channel.secrets, ...globalSecrets].filter((secret) => secret.length >= 4).reduce((line, secret) => line.split(secret).join(MASK), text);
+      const { redact } = new Redactor(() => [...channel.secrets, ...globalSecrets]);
       const log = ctx.log.child(channel.name);
       const tools: DeliveryTools = {
-        send: (request) => sender.send(request),
+        send: (request) => sender.send(request, redact),
         timeoutMs: config.delivery.timeout,
         signal: ctx.signal,
         log: redactingLogger(log, redact),
@@ -163,7 +163,8 @@ export class NotifyService {
       const timer = setTimeout(() => {
         this.#timers.splice(this.#timers.indexOf(timer), 1);
         const work = periodic && channel.settings.enabled && this.ctx.services.use(LEASES)!.lease(channel.name).held ? periodic.run(tools) : Promise.resolve();
-        work.catch((error: unknown) => this.ctx.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
+        // The channel's logger: an error may quote a receiver's answer, and with it a secret.
+        work.catch((error: unknown) => tools.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
           .finally(() => {
             if (!this.#stopped) round();
           });
