@@ -29,6 +29,8 @@ export const notifySchema = yup.object({
     'check-interval': duration().min(1).default(10_000),
   }).exact(unknownKeys).default({}),
   'filters-api': yup.boolean().default(true),
+  /** Live notification filters at most: each is held by every node and read again every second. */
+  'max-filters': yup.number().integer().min(1).default(1000),
   /** The dashboard's URL in links (mail, PagerDuty, Alertmanager's generatorURL); default: the address Vigil listens on. */
   'base-url': httpUrl().default(''),
   delivery: yup.object({
@@ -56,6 +58,7 @@ export interface NotifyConfig {
   readonly 'self-preservation-min': number;
   readonly reminder: { readonly period: number; readonly statuses: string[]; readonly 'check-interval': number };
   readonly 'filters-api': boolean;
+  readonly 'max-filters': number;
   readonly 'base-url': string;
   readonly delivery: DeliverySettings;
   readonly proxy: string;

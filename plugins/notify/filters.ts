@@ -20,23 +20,55 @@ interface Stored {
 const CACHE_MS = 1000;
 const PREFIX = 'F-';
 
+/** `POST /notifications/filters` beyond `notify.max-filters`. */
+export class FilterLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`there are already ${limit} notification filters, the most notify.max-filters allows: delete one (or raise the limit)`);
+    this.name = 'FilterLimitError';
+  }
+}
+
+/** The live filters as read, and the same filters indexed by their target, each list oldest first. */
+interface Snapshot {
+  readonly at: number;
+  readonly filters: FilterView[];
+  readonly byInstance: Map<string, FilterView[]>;
+  readonly byApplication: Map<string, FilterView[]>;
+}
+
 /**
  * Notification filters, kept in `SHARED_STATE` (map `notify.filters`, counter `notify.filters`),
- * so a filter made on one node of a cluster silences every node. A ttl becomes the entry's own
- * expiry: an expired filter is simply gone. Matching reads a copy at most a second old, so an
- * event burst costs one read of the map, not one per event.
+ * so a filter made on one node silences every node. A ttl becomes the entry's own expiry: an
+ * expired filter is simply gone. Matching reads a copy at most a second old, indexed by instance
+ * id and application name, so an event burst costs one read of the map and each event two
+ * lookups, however many filters there are. Their number is capped (`max-filters`): each is
+ * held by every node and read again every second.
  */
 export class FilterStore {
-  #cache: { at: number; filters: FilterView[] } | undefined;
+  #cache: Snapshot | undefined;
+  /** Creations one after the other, so two at once cannot both take the last place. */
+  #creating: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly state: () => SharedState) {}
+  constructor(private readonly state: () => SharedState, private readonly maxFilters: () => number) {}
 
   #map(): SharedMap {
     return this.state().map('notify.filters');
   }
 
-  /** SBA's rule: `instanceId` wins when both are given; a missing or negative ttl never expires. */
-  async create(target: { instanceId: string } | { applicationName: string }, ttlMs: number | undefined): Promise<FilterView> {
+  /**
+   * SBA's rule: `instanceId` wins when both are given; a missing or negative ttl never expires.
+   * Rejects with `FilterLimitError` when `max-filters` live filters exist already (nodes of a
+   * cluster creating at the same moment may pass it by one each).
+   */
+  create(target: { instanceId: string } | { applicationName: string }, ttlMs: number | undefined): Promise<FilterView> {
+    const created = this.#creating.then(() => this.#create(target, ttlMs));
+    this.#creating = created.catch(() => undefined);
+    return created;
+  }
+
+  async #create(target: { instanceId: string } | { applicationName: string }, ttlMs: number | undefined): Promise<FilterView> {
+    const limit = this.maxFilters();
+    if ((await this.#map().entries()).length >= limit) throw new FilterLimitError(limit);
     // SBA counts from F-0; the shared counter starts at 1.
     const id = `${PREFIX}${(await this.state().next('notify.filters')) - 1}`;
     const expires = ttlMs !== undefined && ttlMs >= 0;
@@ -47,14 +79,7 @@ export class FilterStore {
   }
 
   async list(): Promise<FilterView[]> {
-    const entries = await this.#map().entries();
-    const filters = entries.flatMap(([id, value]) => {
-      const stored = parse(value);
-      return stored ? [view(id, stored)] : [];
-    });
-    filters.sort((a, b) => Number(a.id.slice(PREFIX.length)) - Number(b.id.slice(PREFIX.length)));
-    this.#cache = { at: Date.now(), filters };
-    return filters;
+    return (await this.#read()).filters;
   }
 
   async remove(id: string): Promise<boolean> {
@@ -63,15 +88,39 @@ export class FilterStore {
     return removed;
   }
 
-  /** The first live filter that silences this instance, or undefined. */
+  /** The oldest live filter that silences this instance, or undefined. */
   async matching(instanceId: string, applicationName: string): Promise<FilterView | undefined> {
     const cached = this.#cache;
-    const filters = cached && Date.now() - cached.at < CACHE_MS ? cached.filters : await this.list();
+    const snapshot = cached && Date.now() - cached.at < CACHE_MS ? cached : await this.#read();
     const now = Date.now();
-    return filters.find((filter) => (filter.expiry === null || Date.parse(filter.expiry) > now)
-      && (filter.instanceId !== undefined ? filter.instanceId === instanceId : filter.applicationName === applicationName));
+    const live = (filters: FilterView[] | undefined) => filters?.find((filter) => filter.expiry === null || Date.parse(filter.expiry) > now);
+    const byInstance = live(snapshot.byInstance.get(instanceId));
+    const byApplication = live(snapshot.byApplication.get(applicationName));
+    if (!byInstance || !byApplication) return byInstance ?? byApplication;
+    return number(byInstance.id) < number(byApplication.id) ? byInstance : byApplication;
+  }
+
+  async #read(): Promise<Snapshot> {
+    const entries = await this.#map().entries();
+    const filters = entries.flatMap(([id, value]) => {
+      const stored = parse(value);
+      return stored ? [view(id, stored)] : [];
+    });
+    filters.sort((a, b) => number(a.id) - number(b.id));
+    const byInstance = new Map<string, FilterView[]>();
+    const byApplication = new Map<string, FilterView[]>();
+    for (const filter of filters) {
+      const [index, key] = filter.instanceId !== undefined ? [byInstance, filter.instanceId] : [byApplication, filter.applicationName!];
+      const list = index.get(key);
+      if (list) list.push(filter);
+      else index.set(key, [filter]);
+    }
+    this.#cache = { at: Date.now(), filters, byInstance, byApplication };
+    return this.#cache;
   }
 }
+
+const number = (id: string) => Number(id.slice(PREFIX.length));
 
 function view(id: string, stored: Stored): FilterView {
   return {

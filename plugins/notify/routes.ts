@@ -1,5 +1,5 @@
 import { HttpError, type HttpRoutes, type VigilRequest } from '../../core/plugin-api.js';
-import type { FilterStore } from './filters.js';
+import { FilterLimitError, type FilterStore } from './filters.js';
 
 /**
  * SBA's filter API, exactly (NotificationFilterController): `GET /notifications/filters`,
@@ -28,7 +28,10 @@ export function filterRoutes(http: HttpRoutes, filters: FilterStore): void {
     if (value === undefined) throw new HttpError(400, "Either 'instanceId' or 'applicationName' must be set");
     const target = hasText(instanceId) ? { instanceId: value } : { applicationName: value };
     if (value.length > MAX_TARGET) throw new HttpError(400, `the instanceId or applicationName of a filter has at most ${MAX_TARGET} characters`);
-    http.sendJson(res, 200, await filters.create(target, ttl));
+    const filter = await filters.create(target, ttl).catch((error: unknown) => {
+      throw error instanceof FilterLimitError ? new HttpError(429, error.message) : error;
+    });
+    http.sendJson(res, 200, filter);
   });
 
   http.route('DELETE', '/notifications/filters/:id', async (req, res) => {

@@ -15,7 +15,7 @@ import { ChannelStats, PipelineStats } from './stats.js';
 /** How often a channel without repeated work looks again whether a reload gave it some. */
 const IDLE_PERIOD_MS = 60_000;
 /** Keys of `notify` a reload applies at once. */
-const LIVE_KEYS: ReadonlySet<string> = new Set(['on', 'ignore-changes', 'base-url']);
+const LIVE_KEYS: ReadonlySet<string> = new Set(['on', 'ignore-changes', 'base-url', 'max-filters']);
 
 /** A channel's rules: what it is told of; nothing while it is off. */
 function rulesOf(channel: NotificationChannel, config: NotifyConfig): ChannelRules {
@@ -39,12 +39,12 @@ export class NotifyService {
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #unsubscribe: (() => void)[] = [];
   #stopped = false;
-  /** The section whose `on`, `ignore-changes` and `base-url` are in effect (a reload replaces it before `ctx.config`). */
+  /** The section whose `on`, `ignore-changes`, `base-url` and `max-filters` are in effect (a reload replaces it before `ctx.config`). */
   #rulesConfig: NotifyConfig;
 
   constructor(private readonly ctx: PluginContext<NotifyConfig>) {
     const state = () => ctx.services.use(SHARED_STATE)!;
-    this.filters = new FilterStore(state);
+    this.filters = new FilterStore(state, () => this.#rulesConfig['max-filters']);
     this.#reminders = new ReminderStore(state);
     this.#rulesConfig = ctx.config;
   }
