@@ -114,7 +114,7 @@ function mailServer(m: Migration, mail: readonly Keyed[], publicUrl: string | un
     } else if (key === 'properties.mail.smtp.ssl.enable') {
       secure = String(value).toLowerCase() === 'true';
     } else if (key === 'properties.mail.smtp.starttls.enable' || key === 'properties.mail.smtp.auth') {
-      m.skip(item.entry, 'notify-mail upgrades to TLS whenever the server offers it, and authenticates whenever user is set');
+      m.skip(item.entry, 'notify-mail upgrades to TLS whenever the server offers it, and authenticates (with TLS required, unless require-tls: false) whenever user is set');
     } else {
       m.skip(item.entry, 'not a mail setting notify-mail has');
     }

@@ -17,8 +17,12 @@ const schema = channelSchema({
   port: yup.number().integer().min(1).max(65535).optional(),
   /** TLS from the first byte (port 465); false uses STARTTLS when the server offers it. */
   secure: yup.boolean().default(false),
-  /** Refuse to send unless STARTTLS succeeds. */
-  'require-tls': yup.boolean().default(false),
+  /** Refuse to send unless STARTTLS succeeds; by default whenever there is a login, so a password never crosses the network in clear. */
+  'require-tls': yup.boolean().when('user', {
+    is: (user: string | undefined) => Boolean(user),
+    then: (schema) => schema.default(true),
+    otherwise: (schema) => schema.default(false),
+  }),
   /** A PEM file of CAs to trust for the server's certificate (an internal mail server's own CA). */
   'ca-file': yup.string().default(''),
   user: yup.string().default(''),
@@ -75,6 +79,9 @@ export default defineChannel<MailConfig>({
     // Read at setup, so a missing file stops start-up with a message instead of failing each mail.
     const ca = config['ca-file'] ? readFileSync(config['ca-file'], 'utf8') : undefined;
     const templates = messageTemplatesOf(config);
+    if (config.user && !config.secure && !config['require-tls']) {
+      ctx.log.warn('require-tls: false with a user: the SMTP password may cross the network in clear (unless the server offers STARTTLS)');
+    }
     let transport: Transporter | undefined;
     return {
       name: 'notify-mail',

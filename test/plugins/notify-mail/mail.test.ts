@@ -19,7 +19,7 @@ test('notify-mail: SMTP with auth; subject, headers, a plain-text and an HTML pa
   const sink = await SmtpSink.start({ disabledCommands: ['STARTTLS'], allowInsecureAuth: true }, LOGIN);
   const tk = await notifyKernel(['notify-mail'], {
     'notify-mail': {
-      host: '127.0.0.1', port: sink.port, user: LOGIN.user, password: LOGIN.password,
+      host: '127.0.0.1', port: sink.port, user: LOGIN.user, password: LOGIN.password, 'require-tls': false,
       from: 'Vigil <vigil@example.com>', to: 'ops@example.com, oncall@example.com', cc: ['lead@example.com'], 'base-url': 'https://vigil.example/',
     },
   });
@@ -95,7 +95,7 @@ test('notify-mail: a rejected login is given up at once; 4xx answers are retried
   const sink = await SmtpSink.start({ disabledCommands: ['STARTTLS'], allowInsecureAuth: true }, LOGIN);
   const tk = await notifyKernel(['notify-mail'], {
     notify: { delivery: { 'backoff-base': '20ms' } },
-    'notify-mail': { host: '127.0.0.1', port: sink.port, user: LOGIN.user, password: 'Wr0ngPassw0rd' },
+    'notify-mail': { host: '127.0.0.1', port: sink.port, user: LOGIN.user, password: 'Wr0ngPassw0rd', 'require-tls': false },
   });
   try {
     const id = await registerInstance(tk, 'orders');
@@ -104,6 +104,41 @@ test('notify-mail: a rejected login is given up at once; 4xx answers are retried
     assert.match(line, /notify-mail: gave up on .*: EAUTH: Invalid login/);
     assert.ok(!tk.logs().join('\n').includes('Wr0ngPassw0rd'));
     assert.is(sink.mails.length, 0);
+  } finally {
+    await tk.stop();
+    await sink.close();
+  }
+});
+
+test('notify-mail: with a user, require-tls defaults to true: a server without STARTTLS never sees the password, and the mail is given up at once', async () => {
+  const sink = await SmtpSink.start({ disabledCommands: ['STARTTLS'], allowInsecureAuth: true }, LOGIN);
+  const tk = await notifyKernel(['notify-mail'], {
+    notify: { delivery: { 'backoff-base': '20ms' } },
+    'notify-mail': { host: '127.0.0.1', port: sink.port, user: LOGIN.user, password: LOGIN.password },
+  });
+  try {
+    const id = await registerInstance(tk, 'orders');
+    await setStatus(tk, id, 'DOWN');
+    const line = await eventually(() => tk.logs().find((l) => l.includes('gave up')), 'the mail to be given up');
+    assert.match(line, /notify-mail: gave up on .*: ETLS: Error upgrading connection with STARTTLS: 500 /);
+    assert.equal([sink.mails.length, sink.logins], [0, 0]);
+    const status = (await (await fetch(`${tk.url}/notifications`)).json()) as { channels: { failed: number; retries: number }[] };
+    assert.equal([status.channels[0]!.failed, status.channels[0]!.retries], [1, 0]);
+    assert.ok(!tk.logs().join('\n').includes(LOGIN.password));
+  } finally {
+    await tk.stop();
+    await sink.close();
+  }
+});
+
+test('notify-mail: without a user nothing is secret, so require-tls stays false and plain SMTP works', async () => {
+  const sink = await SmtpSink.start({ disabledCommands: ['STARTTLS', 'AUTH'], authOptional: true });
+  const tk = await notifyKernel(['notify-mail'], { 'notify-mail': { host: '127.0.0.1', port: sink.port } });
+  try {
+    const id = await registerInstance(tk, 'orders');
+    await setStatus(tk, id, 'DOWN');
+    const [mail] = await sink.received(1);
+    assert.equal([mail!.secure, mail!.user, mail!.to], [false, undefined, ['root@localhost']]);
   } finally {
     await tk.stop();
     await sink.close();

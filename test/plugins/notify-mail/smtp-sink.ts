@@ -13,6 +13,8 @@ export interface ReceivedMail {
 /** A real SMTP server (`smtp-server`) on 127.0.0.1 that keeps every mail and accepts one login. */
 export class SmtpSink {
   readonly mails: ReceivedMail[] = [];
+  /** Login attempts the server saw, right or wrong (a password sent is a password seen). */
+  logins = 0;
   #waiters: (() => void)[] = [];
   #server!: SMTPServer;
   port = 0;
@@ -23,6 +25,7 @@ export class SmtpSink {
       ...options,
       logger: false,
       onAuth(auth, _session, callback) {
+        sink.logins += 1;
         if (auth.username === login.user && auth.password === login.password) callback(null, { user: auth.username });
         else callback(new Error('Invalid username or password'));
       },
