@@ -125,6 +125,11 @@ export interface ChannelSettings {
   readonly rateLimit: number;
   /** Whether reminders are sent to this channel (false where the receiver re-sends by itself). */
   readonly reminders: boolean;
+  /**
+   * Event types the channel is told of whatever its `on` says, because its receiver keeps state
+   * that only they end (Alertmanager: the alerts of a deregistered instance must be resolved).
+   */
+  readonly alwaysOn?: readonly NotifiedEventType[];
 }
 
 export interface NotificationChannel {

@@ -59,7 +59,8 @@ export default defineChannel<AlertmanagerConfig>({
     return {
       name: 'notify-alertmanager',
       // Alertmanager repeats notifications itself (`repeat_interval`): Vigil's reminders would only duplicate them.
-      settings: channelSettingsOf(config, false),
+      // A deregistration resolves the instance's alerts, whatever `on` says: nothing else would end them.
+      settings: { ...channelSettingsOf(config, false), alwaysOn: ['DEREGISTERED'] },
       target: maskedUrl(endpoint),
       secrets: [],
       async deliver(notification, tools) {
@@ -68,8 +69,7 @@ export default defineChannel<AlertmanagerConfig>({
       periodic: {
         intervalMs: config['resend-interval'],
         async run(tools) {
-          const alerts: Alert[] = [];
-          for (const [, value] of await kept().entries()) alerts.push(wireAlert(JSON.parse(value) as KeptAlert, config['resend-interval']));
+          const alerts = (await keptAlerts(kept(), ctx, config, tools)).map((alert) => wireAlert(alert, config['resend-interval']));
           const result = await post(tools, alerts);
           if (result.outcome !== 'delivered') tools.log.warn(`re-sending ${alerts.length} alerts failed: ${result.reason}`);
         },
@@ -77,6 +77,35 @@ export default defineChannel<AlertmanagerConfig>({
     };
   },
 });
+
+/**
+ * The kept alerts to re-send, each firing alert of a deregistered instance resolved first: its
+ * deregistration may never have reached the channel (silenced by a filter, or the channel was off
+ * then). An instance this node does not know at all is left alone: the node may still be loading
+ * the registry.
+ */
+async function keptAlerts(map: SharedMap, ctx: PluginContext<AlertmanagerConfig>, config: AlertmanagerConfig, tools: DeliveryTools): Promise<KeptAlert[]> {
+  const now = new Date().toISOString();
+  const alerts: KeptAlert[] = [];
+  const departed = new Set<string>();
+  let count = 0;
+  for (const [key, value] of await map.entries()) {
+    const alert = JSON.parse(value) as KeptAlert;
+    const id = key.includes('/') ? key.slice(0, key.indexOf('/')) : undefined;
+    const instance = id === undefined ? undefined : ctx.instances.get(id);
+    if (alert.resolvedAt !== null || !instance || instance.registered) {
+      alerts.push(alert);
+      continue;
+    }
+    const resolved: KeptAlert = { ...alert, resolvedAt: now };
+    await map.set(key, JSON.stringify(resolved), config['resolved-retention']);
+    alerts.push(resolved);
+    departed.add(id!);
+    count += 1;
+  }
+  if (count > 0) tools.log.info(`resolved ${count} alert${count === 1 ? '' : 's'} of instances no longer registered: ${[...departed].join(', ')}`);
+  return alerts;
+}
 
 /**
  * Records what the notification changes in the kept alerts and returns the alerts to send now.

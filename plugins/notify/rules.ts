@@ -1,17 +1,17 @@
 import type { NotifiedEventType } from '../../core/plugin-api.js';
 
 /**
- * Which changes a channel is told of: its event types (`on`), and SBA's status rule: a status
- * change only when the status really changed (reminders excepted, which SBA gets wrong: its
- * reminders are re-sent events with from = to, so its own rule suppresses them) and none of
- * `from:to`, `*:to`, `from:*` is in `ignore-changes`.
+ * Which changes a channel is told of: its event types (`on`, plus those it must always hear of),
+ * and SBA's status rule: a status change only when the status really changed (reminders
+ * excepted, which SBA gets wrong: its reminders are re-sent events with from = to, so its own
+ * rule suppresses them) and none of `from:to`, `*:to`, `from:*` is in `ignore-changes`.
  */
 export class ChannelRules {
   readonly #on: ReadonlySet<NotifiedEventType>;
   readonly #ignore: ReadonlySet<string>;
 
-  constructor(on: readonly NotifiedEventType[], ignoreChanges: readonly string[]) {
-    this.#on = new Set(on);
+  constructor(on: readonly NotifiedEventType[], ignoreChanges: readonly string[], alwaysOn: readonly NotifiedEventType[] = []) {
+    this.#on = new Set([...on, ...alwaysOn]);
     this.#ignore = new Set(ignoreChanges.map((change) => change.toUpperCase()));
   }
 

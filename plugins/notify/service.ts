@@ -20,7 +20,7 @@ const LIVE_KEYS: ReadonlySet<string> = new Set(['on', 'ignore-changes', 'base-ur
 /** A channel's rules: what it is told of; nothing while it is off. */
 function rulesOf(channel: NotificationChannel, config: NotifyConfig): ChannelRules {
   if (!channel.settings.enabled) return new ChannelRules([], []);
-  return new ChannelRules(channel.settings.on ?? config.on, channel.settings.ignoreChanges ?? config['ignore-changes']);
+  return new ChannelRules(channel.settings.on ?? config.on, channel.settings.ignoreChanges ?? config['ignore-changes'], channel.settings.alwaysOn);
 }
 
 /**

@@ -79,7 +79,70 @@ test('notify-alertmanager: the real Alertmanager shows the alert firing, then go
   }
 });
 
+test('notify-alertmanager: with on: [STATUS_CHANGED], deregistering a DOWN instance still resolves its alert in the real Alertmanager', async () => {
+  const am = await startAlertmanager();
+  const tk = await notifyKernel(['notify-alertmanager'], { 'notify-alertmanager': { url: am.url, on: ['STATUS_CHANGED'] } });
+  try {
+    const id = await registerInstance(tk, 'orders');
+    await setStatus(tk, id, 'DOWN');
+    const query = `${am.url}/api/v2/alerts?filter=${encodeURIComponent(`instance_id="${id}"`)}`;
+    await eventually(async () => ((await (await fetch(query)).json()) as ApiAlert[]).length === 1, 'the alert in Alertmanager', 10_000);
+    await tk.kernel.instances.deregister(id);
+    await eventually(async () => ((await (await fetch(query)).json()) as ApiAlert[]).length === 0, 'the alert to be resolved', 10_000);
+  } finally {
+    await tk.stop();
+    await am.stop();
+  }
+});
+
 const exact = suite('notify-alertmanager payload');
+
+exact('notify-alertmanager: a deregistration resolves the instance\'s alerts at once, whatever on says; nothing is sent for an instance without one', async () => {
+  const receiver = await Receiver.start();
+  const tk = await notifyKernel(['notify-alertmanager'], { 'notify-alertmanager': { url: receiver.url, on: ['STATUS_CHANGED'] } });
+  try {
+    const [orders, billing] = [await registerInstance(tk, 'orders'), await registerInstance(tk, 'billing')];
+    await setStatus(tk, orders, 'DOWN');
+    const [firing] = await receiver.received(1);
+    const [alert] = firing!.json as ApiAlert[];
+    await tk.kernel.instances.deregister(billing);
+    await tk.kernel.instances.deregister(orders);
+    const [, resolved] = await receiver.received(2);
+    const [sent] = resolved!.json as ApiAlert[];
+    assert.is((resolved!.json as ApiAlert[]).length, 1);
+    assert.equal([sent!.labels, sent!.startsAt], [alert!.labels, alert!.startsAt]);
+    assert.ok(Date.parse(sent!.endsAt) <= Date.now(), sent!.endsAt);
+    const status = (await (await fetch(`${tk.url}/notifications`)).json()) as { channels: { delivered: number; on: string[] }[] };
+    assert.equal([status.channels[0]!.delivered, status.channels[0]!.on], [3, ['STATUS_CHANGED']]);
+    assert.is(receiver.requests.length, 2);
+  } finally {
+    await tk.stop();
+    await receiver.close();
+  }
+});
+
+exact('notify-alertmanager: an alert whose instance left unheard (its deregistration silenced by a filter) is resolved by the next re-send', async () => {
+  const receiver = await Receiver.start();
+  const tk = await notifyKernel(['notify-alertmanager'], { 'notify-alertmanager': { url: receiver.url, 'resend-interval': '1s' } });
+  try {
+    const id = await registerInstance(tk, 'orders');
+    await setStatus(tk, id, 'DOWN');
+    const [firing] = await receiver.received(1);
+    const [alert] = firing!.json as ApiAlert[];
+    assert.is((await fetch(`${tk.url}/notifications/filters?instanceId=${id}`, { method: 'POST' })).status, 200);
+    await tk.kernel.instances.deregister(id);
+    await eventually(async () => ((await (await fetch(`${tk.url}/notifications`)).json()) as { pipeline: { filtered: number } }).pipeline.filtered === 1, 'the deregistration to be filtered');
+    // A firing alert is sent with endsAt ahead, a resolved one with endsAt = its resolution.
+    const [resolved] = await receiver.received(1, (r) => (r.json as ApiAlert[]).some((a) => Date.parse(a.endsAt) <= Date.now()));
+    const [sent] = resolved!.json as ApiAlert[];
+    assert.equal([sent!.labels, sent!.startsAt], [alert!.labels, alert!.startsAt]);
+    assert.ok(Date.parse(sent!.endsAt) <= Date.now());
+    assert.ok(tk.logs().some((line) => line.includes(`resolved 1 alert of instances no longer registered: ${id}`)), tk.logs().join('\n'));
+  } finally {
+    await tk.stop();
+    await receiver.close();
+  }
+});
 
 exact('notify-alertmanager: the exact POST; firing alerts re-sent with endsAt ahead, resolved ones with endsAt = resolution, then forgotten', async () => {
   const receiver = await Receiver.start();
