@@ -50,7 +50,10 @@ export interface InstanceNotification {
   readonly timestamp: string;
   /** 0 for the change itself; n for its n-th reminder. Reminders are never suppressed as "same status". */
   readonly reminder: number;
-  /** How many earlier pending changes of this instance this one replaced when the queue was full. */
+  /**
+   * How many earlier changes of this instance this one replaced: pending ones when the channel's
+   * queue was full, or ones kept back by `notify.per-instance-rate`.
+   */
   readonly coalesced: number;
   /** The dashboard's base URL, for links (`notify.base-url`, else the address Vigil listens on). */
   readonly baseUrl: string;

@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import { CHANGE_PATTERN, NOTIFIED_EVENT_TYPES, duration, httpUrl, type NotifiedEventType } from '../../core/plugin-api.js';
+import { isInstanceRate, parseInstanceRate, type InstanceRate } from './instance-rate.js';
 
 const unknownKeys = '${path} has unknown key(s): ${properties}';
 
@@ -29,6 +30,14 @@ export const notifySchema = yup.object({
     'check-interval': duration().min(1).default(10_000),
   }).exact(unknownKeys).default({}),
   'filters-api': yup.boolean().default(true),
+  /**
+   * Notifications of one instance at most, `6` a minute or `N/DURATION` (`3/10s`); the excess is
+   * folded into the next one allowed. 0 = off.
+   */
+  'per-instance-rate': yup.mixed<InstanceRate>()
+    .transform((value: unknown, original: unknown) => parseInstanceRate(original) ?? value)
+    .test('rate', '${path} must be a whole number of notifications a minute (6) or N/DURATION (6/1m, 3/10s); 0 turns it off', (value) => value === undefined || isInstanceRate(value))
+    .default({ count: 6, windowMs: 60_000 }),
   /** Live notification filters at most: each is held by every node and read again every second. */
   'max-filters': yup.number().integer().min(1).default(1000),
   /** The dashboard's URL in links (mail, PagerDuty, Alertmanager's generatorURL); default: the address Vigil listens on. */
@@ -59,6 +68,7 @@ export interface NotifyConfig {
   readonly reminder: { readonly period: number; readonly statuses: string[]; readonly 'check-interval': number };
   readonly 'filters-api': boolean;
   readonly 'max-filters': number;
+  readonly 'per-instance-rate': InstanceRate;
   readonly 'base-url': string;
   readonly delivery: DeliverySettings;
   readonly proxy: string;

@@ -35,10 +35,13 @@ export function contributeNotifyMetrics(services: Services, stats: PipelineStats
   });
   services.contribute(METRICS, {
     name: 'vigil_notification_changes_kept_back_total',
-    help: 'Status changes the pipeline did not send: silenced by a filter, or undone within the hold.',
+    help: 'Status changes the pipeline did not send: silenced by a filter, undone within the hold, or folded into a later one by the per-instance rate.',
     type: 'counter',
     labelNames: ['reason'],
-    collect: () => [{ labels: { reason: 'filtered' }, value: stats.filtered }, { labels: { reason: 'held' }, value: stats.held }],
+    collect: () => [
+      { labels: { reason: 'filtered' }, value: stats.filtered }, { labels: { reason: 'held' }, value: stats.held },
+      { labels: { reason: 'rate-limited' }, value: stats.rateLimited },
+    ],
   });
   services.contribute(METRICS, {
     name: 'vigil_notification_summaries_total',

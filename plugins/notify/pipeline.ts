@@ -9,9 +9,11 @@ import type { DeliveryQueue } from './delivery-queue.js';
 import { instanceNotification, notifiedInstance } from './facts.js';
 import type { FilterStore } from './filters.js';
 import { heldChange } from './hold.js';
+import { InstanceRateLimit } from './instance-rate.js';
 import type { ReminderStore } from './reminders.js';
 import type { ChannelRules } from './rules.js';
 import type { ChannelStats, PipelineStats } from './stats.js';
+import { sameNotifiedStatus } from './status-class.js';
 
 /** A loaded channel as the pipeline drives it. */
 export interface ChannelRuntime {
@@ -37,13 +39,14 @@ const NOTIFIED: ReadonlySet<string> = new Set<NotifiedEventType>(['REGISTERED', 
 const SUMMARY_LIST = 50;
 
 /**
- * From an outbox item to the channels' queues: triggers → hold → filters → storm control and
- * grouping → each channel's rules → its delivery queue. `handle` resolves when the item is done
+ * From an outbox item to the channels' queues: triggers → hold → filters → the instance's rate →
+ * storm control and grouping → each channel's rules → its delivery queue. `handle` resolves when the item is done
  * (every channel delivered or gave up, or nothing was to be sent), which is when a durable outbox
  * may forget it; on stop it never resolves, so such an outbox hands the item to another node.
  */
 export class Pipeline {
   readonly #batcher: Batcher;
+  readonly #rate: InstanceRateLimit;
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #config: NotifyConfig;
   readonly #log: Logger;
@@ -63,6 +66,14 @@ export class Pipeline {
       total: () => options.ctx.instances.list().length,
       dispatch: (entries, grouped) => this.#dispatch(entries, grouped),
       summarize: (direction, entries, total) => this.#summarize(direction, entries, total),
+    });
+    this.#rate = new InstanceRateLimit({
+      rate: config['per-instance-rate'],
+      wanted: (n) => options.channels.some((channel) => channel.rules.accepts(n.type, n.from, n.to)),
+      next: (entry) => this.#batcher.add(entry),
+      counted: () => {
+        options.stats.rateLimited += 1;
+      },
     });
   }
 
@@ -85,7 +96,7 @@ export class Pipeline {
       }
       from = held.from;
     }
-    if (type === 'STATUS_CHANGED' && from === item.to) return;
+    if (type === 'STATUS_CHANGED' && sameNotifiedStatus(from, item.to)) return;
     const instance = ctx.instances.get(item.instance);
     // As SBA re-reads the instance: nothing is said of a status change once the instance is gone.
     if (!instance?.registration || (type === 'STATUS_CHANGED' && !instance.registered)) return;
@@ -102,7 +113,7 @@ export class Pipeline {
     const facts = notifiedInstance(instance, ctx.views, item.to);
     const notification = instanceNotification(facts, { type, from, to: item.to, version: item.version, timestamp: item.timestamp }, this.options.baseUrl());
     const completion = new Completion();
-    this.#batcher.add({ notification, completion });
+    this.#rate.add({ notification, completion });
     if (remind && type === 'STATUS_CHANGED' && this.#reminderStatuses.has(item.to)) {
       await reminders.begin(item.instance, { status: item.to, from, version: item.version, timestamp: item.timestamp })
         .catch((error: unknown) => this.#log.warn(`cannot record the reminder of ${item.instance}: ${messageOf(error)}`));
@@ -141,6 +152,7 @@ export class Pipeline {
 
   stop(): void {
     this.#stopped = true;
+    this.#rate.stop();
     this.#batcher.stop();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();

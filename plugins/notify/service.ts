@@ -125,9 +125,13 @@ export class NotifyService {
         selfPreservation: config['self-preservation'],
         reminderPeriod: config.reminder.period,
         filtersApi: config['filters-api'],
+        maxFilters: this.#rulesConfig['max-filters'],
+        perInstanceRate: config['per-instance-rate'],
         proxy: config.proxy ? maskedUrl(config.proxy) : null,
       },
-      pipeline: { filtered: this.stats.filtered, held: this.stats.held, summaries: this.stats.summaries, reminders: this.stats.reminders },
+      pipeline: {
+        filtered: this.stats.filtered, held: this.stats.held, rateLimited: this.stats.rateLimited, summaries: this.stats.summaries, reminders: this.stats.reminders,
+      },
       channels: this.#channels.map((channel) => {
         const stats = this.stats.channels.get(channel.name) ?? new ChannelStats();
         return {

@@ -49,6 +49,8 @@ export class PipelineStats {
   filtered = 0;
   /** Changes dropped by `hold`: the instance went back (or on) within it. */
   held = 0;
+  /** Changes kept back by `per-instance-rate`, folded into a later notification of the instance. */
+  rateLimited = 0;
   /** Storm summaries sent instead of per-instance messages. */
   summaries = 0;
   reminders = 0;
