@@ -40,9 +40,10 @@ const SUMMARY_LIST = 50;
 
 /**
  * From an outbox item to the channels' queues: triggers → hold → filters → the instance's rate →
- * storm control and grouping → each channel's rules → its delivery queue. `handle` resolves when the item is done
- * (every channel delivered or gave up, or nothing was to be sent), which is when a durable outbox
- * may forget it; on stop it never resolves, so such an outbox hands the item to another node.
+ * storm control and grouping → each channel's rules → its delivery queue. `handle` resolves when
+ * the item is done (every channel delivered or gave up, or nothing was to be sent), which is when
+ * a durable outbox may forget it; on stop it never resolves, so such an outbox hands the item to
+ * another node.
  */
 export class Pipeline {
   readonly #batcher: Batcher;
