@@ -6,6 +6,7 @@ import { crossSiteRefusal, type OriginTrust } from './cross-site.js';
 import { StoreUnavailableError } from '../contract/event-log.js';
 import { HttpError, errorBody } from './http-error.js';
 import type { HostRefusal } from './allowed-hosts.js';
+import { OccasionalWarning } from '../occasional-warning.js';
 
 /** Decides which `Host` values are served (`AllowedHosts`). */
 export interface HostCheck {
@@ -108,6 +109,7 @@ export class Router {
       });
     }
     const observe = this.#observers.length > 0 ? this.#observing(sorted) : undefined;
+    const misdirected = new OccasionalWarning(this.log, 60_000);
     return (req, res) => {
       observe?.(req as VigilRequest, res);
       // RFC 9112 §3.2. Node's own check (`requireHostHeader`, off in the kernel) answers without a JSON body.
@@ -122,7 +124,8 @@ export class Router {
       if (refusal !== undefined) {
         const request = req as VigilRequest;
         request.path = (req.url ?? '/').split('?')[0]!;
-        this.log.debug(`${refusal.status} for ${req.method} ${request.path}: ${refusal.message}`);
+        // A warning (at most once a minute): after an upgrade, clients that reach Vigil under a name not yet allowed show here.
+        misdirected.note(() => `${refusal.status} for ${req.method} ${request.path}: ${refusal.message}`);
         this.sendError(request, res, refusal.status, refusal.message);
         return;
       }

@@ -37,7 +37,7 @@ function assertMisdirected(answer: Answer, host: string, path: string): void {
 }
 
 test('DNS rebinding: with auth off, a request for another host name gets 421 on every path and method, and changes nothing', async () => {
-  const tk = await startTestKernel({ plugins: ['rest-api'] });
+  const tk = await startTestKernel({ plugins: ['rest-api'], config: { 'log-level': 'info' } });
   try {
     const evil = { host: 'evil.example:8080', origin: 'http://evil.example:8080' };
     assertMisdirected(await send(tk, 'GET', '/instances', evil), 'evil.example', '/instances');
@@ -50,6 +50,10 @@ test('DNS rebinding: with auth off, a request for another host name gets 421 on 
     assertMisdirected(await send(tk, 'GET', '/instances', { host: 'localhost.evil.example' }), 'localhost.evil.example', '/instances');
     // A Host that is no host name is a bad request (RFC 9112 §3.2), never served.
     assert.is((await send(tk, 'GET', '/instances', { host: 'a b' })).status, 400);
+    // The operator learns of it, once, not once per request.
+    const warnings = tk.logs().filter((line) => line.includes('server.allowed-hosts'));
+    assert.is(warnings.length, 1, tk.logs().join('\n'));
+    assert.match(warnings[0]!, /421 for GET \/instances: this server does not answer to the host "evil\.example"/);
   } finally {
     await tk.stop();
   }
