@@ -144,8 +144,8 @@ export class Authenticator {
     const address = addressKey(remoteAddress);
     // The user name is hashed into the key: it is the client's choice, of any length.
     const budgetKey = `${address} ${credentials.kind === 'basic' ? sha256(credentials.username).toString('hex').slice(0, 32) : 'bearer'}`;
-    const throttledHere = this.#known.get(key) === undefined;
-    if (throttledHere) {
+    const counted = this.#known.get(key) === undefined;
+    if (counted) {
       const budget = this.throttle.take(budgetKey);
       if (!budget.allowed) {
         this.#addressSlowed.note(() => `logins from ${address} are slowed down after repeated failures for one user name: one more attempt`
@@ -154,7 +154,7 @@ export class Authenticator {
       }
     }
     const refund = () => {
-      if (throttledHere) this.throttle.refund(budgetKey);
+      if (counted) this.throttle.refund(budgetKey);
     };
     const verify = () => this.#verify(credentials, key);
     const admission = credentials.kind === 'basic' || this.#scryptTokens
@@ -191,6 +191,8 @@ export class Authenticator {
       this.log.debug(`verified ${credentials.kind} credentials of ${principal.label}`);
     } else {
       this.#failed.set(key, true);
+      // No longer valid (a reload changed the password): from now on a guess like any other.
+      this.#known.delete(key);
     }
     return principal;
   }

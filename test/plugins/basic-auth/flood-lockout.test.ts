@@ -96,6 +96,27 @@ test('a verified entry is extended on use and expires 5 minutes after its last u
   assert.is(auth.verifications, 3, 'checked again after 5 idle minutes, without waiting for the throttle');
 });
 
+test('across a reload, credentials verified before are still not throttled; once they stop verifying, they are guesses like any other', async () => {
+  let now = 0;
+  const limits = { 'failures-per-address': 1, 'failure-refill-interval': '1h' };
+  const before = await basicAuthSchema.validate({ users: [{ username: 'admin', password: cheapHash('admin-pw') }, { username: 'old', password: cheapHash('old-pw') }], ...limits });
+  const first = await Authenticator.create(before, recordingLog([]), { now: () => now });
+  assert.is((await first.authenticate({ kind: 'basic', username: 'admin', password: 'admin-pw' }, '10.0.0.1')).kind, 'verified');
+  assert.is((await first.authenticate({ kind: 'basic', username: 'old', password: 'old-pw' }, '10.0.0.1')).kind, 'verified');
+  // The reload removes user "old"; meanwhile someone spends both names' budgets from that address.
+  const after = await basicAuthSchema.validate({ users: [{ username: 'admin', password: cheapHash('admin-pw') }], ...limits });
+  const second = await Authenticator.create(after, recordingLog([]), { now: () => now, previous: first });
+  for (const user of ['admin', 'old']) {
+    assert.is((await second.authenticate({ kind: 'basic', username: user, password: 'guess' }, '10.0.0.1')).kind, 'refused');
+    assert.is((await second.authenticate({ kind: 'basic', username: user, password: 'guess-2' }, '10.0.0.1')).kind, 'throttled');
+  }
+  assert.is((await second.authenticate({ kind: 'basic', username: 'admin', password: 'admin-pw' }, '10.0.0.1')).kind, 'verified');
+  assert.is((await second.authenticate({ kind: 'basic', username: 'old', password: 'old-pw' }, '10.0.0.1')).kind, 'refused');
+  // Six minutes later the failure is forgotten, and so is the credential: it waits for the budget like a guess.
+  now += 6 * 60_000;
+  assert.is((await second.authenticate({ kind: 'basic', username: 'old', password: 'old-pw' }, '10.0.0.1')).kind, 'throttled');
+});
+
 test('behind a trusted reverse proxy each client has its own budget; a header from anyone else is ignored', async () => {
   const tk = await startTestKernel({
     plugins: ['rest-api', 'basic-auth'],
