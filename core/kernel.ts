@@ -11,6 +11,7 @@ import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
 import { AllowedHosts } from './http/allowed-hosts.js';
 import { ConnectionLimits, connectionsCheckingInterval, type ConnectionLimitSettings } from './http/connection-limits.js';
+import { openFileLimit, openFileWarning } from './http/open-file-limit.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
 import { ALLOWED_HOSTS, EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
@@ -189,6 +190,8 @@ export class Kernel {
         connectionsCheckingInterval: connectionsCheckingInterval(server['headers-timeout']),
       }, this.#router.build(this.#allowedHosts));
       this.#limits = new ConnectionLimits(this.#server, limitsOf(this.#settings), this.#log.child('http'));
+      const fdWarning = openFileWarning(server['max-connections'], openFileLimit());
+      if (fdWarning) this.#log.warn(fdWarning);
       answerProtocolErrors(this.#server, this.#router);
       await listen(this.#server, this.#settings.port, this.#settings.host);
       const { port } = this.#server.address() as AddressInfo;

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { startTestKernel, type TestKernel } from '../../../core/testing.js';
 import { getFrom } from '../../support/from-address.js';
 import { kernelSchema } from '../../../config/kernel-schema.js';
+import { openFileLimit, openFileWarning } from '../../../core/http/open-file-limit.js';
 
 /** How a slow-header connection ended, as its client saw it. */
 interface SlowEnd {
@@ -131,6 +132,25 @@ test('defaults: headers-timeout 10 s, 10,000 connections, 256 per address, loopb
     'headers-timeout': 10_000,
     'allowed-hosts': [],
   });
+});
+
+test('a warning when max-connections would leave too few open files for the rest of the daemon', async () => {
+  const limits = (soft: string) => `Limit                     Soft Limit           Hard Limit           Units\nMax open files            ${soft}                65536                files\n`;
+  assert.is(openFileLimit(() => limits('65536')), 65536);
+  assert.is(openFileLimit(() => limits('unlimited')), undefined);
+  assert.is(openFileLimit(() => { throw new Error('no /proc here'); }), undefined);
+  assert.is(openFileWarning(10_000, 65_536), undefined);
+  assert.is(openFileWarning(10_000, undefined), undefined);
+  assert.is(openFileWarning(10_000, 4096), 'server.max-connections (10000) leaves too few of the 4096 open files this process may have'
+    + ' for calls to instances and notification deliveries: lower it, or raise the limit (LimitNOFILE in the systemd unit, ulimit -n)');
+  const limit = openFileLimit();
+  if (limit === undefined) return; // not Linux
+  const tk = await startTestKernel({ plugins: ['rest-api'], config: { 'log-level': 'warn', server: { 'max-connections': limit } } });
+  try {
+    assert.ok(tk.logs().some((line) => line.includes(`server.max-connections (${limit}) leaves too few of the ${limit} open files`)), tk.logs().join('\n'));
+  } finally {
+    await tk.stop();
+  }
 });
 
 test.run();
