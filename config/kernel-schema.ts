@@ -1,6 +1,7 @@
 import * as yup from 'yup';
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SANITIZE } from './defaults.js';
 import { parseCidr } from '../core/outbound/cidr.js';
+import { isHostPattern } from '../core/http/allowed-hosts.js';
 import { duration } from './duration.js';
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
@@ -73,6 +74,18 @@ export const kernelSchema = yup.object({
     enabled: yup.boolean().default(false),
     'allowed-cidrs': yup.array(cidr).default([]),
     'allowed-schemes': yup.array(yup.string().trim().lowercase().min(1).required()).default(['http', 'https']),
+  }).exact(unknownKeys).default({}),
+  /**
+   * The HTTP server's own limits (README "Hardening"): what a client without credentials can
+   * hold (connections, slow headers) and which `Host` names are answered (DNS rebinding).
+   */
+  server: yup.object({
+    'max-connections': yup.number().integer().min(1).max(1_000_000).default(10_000),
+    'max-connections-per-address': yup.number().integer().min(0).default(256),
+    'per-address-exempt': yup.array(cidr).default(['127.0.0.0/8', '::1']),
+    'headers-timeout': duration().min(100).max(300_000).default(10_000),
+    'allowed-hosts': yup.array(yup.string().trim().required()
+      .test('host', '${path} must be a host name, *.domain, an IP address or * (no scheme, no port; got ${value})', (value) => isHostPattern(value))).default([]),
   }).exact(unknownKeys).default({}),
   'plugin-timeout': duration().min(1).default(10_000),
   'shutdown-timeout': duration().min(100).max(60_000).default(4_500),

@@ -9,9 +9,12 @@ import { describeDaemon } from './about.js';
 import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
+import { AllowedHosts } from './http/allowed-hosts.js';
+import { ConnectionLimits, connectionsCheckingInterval, type ConnectionLimitSettings } from './http/connection-limits.js';
+import { openFileLimit, openFileWarning } from './http/open-file-limit.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
-import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
+import { ALLOWED_HOSTS, EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
 import { LocalSharedState } from './contract/shared-state.js';
 import { LocalOutbox } from './contract/event-outbox.js';
@@ -44,6 +47,8 @@ const LOGGER = Symbol('logger');
 export class Kernel {
   #phase: Phase = 'stopped';
   #server: Server | undefined;
+  #limits: ConnectionLimits | undefined;
+  #allowedHosts: AllowedHosts | undefined;
   #url: string | undefined;
   #boundPort: number | undefined;
   readonly #abort = new AbortController();
@@ -169,8 +174,24 @@ export class Kernel {
       this.#serviceRegistry.provideDefault(SHARED_STATE, new LocalSharedState());
       this.#serviceRegistry.provideDefault(EVENT_OUTBOX, new LocalOutbox(this.#bus));
       await this.#registry.open(this.#services.use(EVENT_LOG)!, this.#services.use(LEASES)!);
-      // Host is checked by the router, so that a request without one also gets a JSON error.
-      this.#server = createServer({ requireHostHeader: false }, this.#router.build());
+      const server = this.#settings.server;
+      const contributions = this.#services.collect(ALLOWED_HOSTS);
+      this.#allowedHosts = new AllowedHosts({
+        configured: server['allowed-hosts'],
+        listenHost: this.#settings.host,
+        contributed: () => contributions.flatMap((source) => source.hosts()),
+      });
+      // Host is checked by the router, so that a request without one (or with a refused one) also gets a JSON error.
+      this.#server = createServer({
+        requireHostHeader: false,
+        headersTimeout: server['headers-timeout'],
+        // Node's default, named because headersTimeout must not exceed it.
+        requestTimeout: 300_000,
+        connectionsCheckingInterval: connectionsCheckingInterval(server['headers-timeout']),
+      }, this.#router.build(this.#allowedHosts));
+      this.#limits = new ConnectionLimits(this.#server, limitsOf(this.#settings), this.#log.child('http'));
+      const fdWarning = openFileWarning(server['max-connections'], openFileLimit());
+      if (fdWarning) this.#log.warn(fdWarning);
       answerProtocolErrors(this.#server, this.#router);
       await listen(this.#server, this.#settings.port, this.#settings.host);
       const { port } = this.#server.address() as AddressInfo;
@@ -211,7 +232,8 @@ export class Kernel {
 
   /**
    * Applies a freshly prepared (so already valid) config to the running kernel: the log level,
-   * `metadata-keys-to-sanitize`, `shutdown-timeout`, and each changed plugin section through that
+   * `metadata-keys-to-sanitize`, `shutdown-timeout`, `server` (limits and allowed hosts, for new
+   * connections and requests), and each changed plugin section through that
    * plugin's `reload`. Everything else that changed (the plugin list, port, host, context path,
    * other kernel keys, sections of plugins without `reload`) is reported as needing a restart and
    * keeps its running value. Reloads run one at a time; no connection or stream is touched.
@@ -230,6 +252,10 @@ export class Kernel {
     for (const key of plan.kernel) {
       if (key === 'log-level') this.#log.setLevel?.(next.settings['log-level']);
       if (key === 'metadata-keys-to-sanitize') this.#views.replace(next.settings['metadata-keys-to-sanitize']);
+      if (key === 'server') {
+        this.#limits?.apply(limitsOf(next.settings));
+        this.#allowedHosts?.configure(next.settings.server['allowed-hosts']);
+      }
       settings[key] = next.settings[key];
       report.applied.push(key);
     }
@@ -301,6 +327,16 @@ function compose(settings: KernelConfig, log: Logger): DependencyContainer {
   scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));
   scope.register(ServiceRegistry, single(() => new ServiceRegistry()));
   return scope;
+}
+
+function limitsOf(settings: KernelConfig): ConnectionLimitSettings {
+  const server = settings.server;
+  return {
+    maxConnections: server['max-connections'],
+    perAddress: server['max-connections-per-address'],
+    exempt: server['per-address-exempt'],
+    headersTimeoutMs: server['headers-timeout'],
+  };
 }
 
 function instanceAuthOf(settings: KernelConfig): InstanceAuthSettings {

@@ -73,6 +73,10 @@ export {
   type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
 } from './contract/api-description.js';
 export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
+export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
+export { addressKey } from './http/address-key.js';
+export { parseCidr } from './outbound/cidr.js';
+export { OccasionalWarning } from './occasional-warning.js';
 export {
   NOTIFICATION_CHANNEL, NOTIFIED_EVENT_TYPES, type Attempt, type ChannelSettings, type DeliveryTools, type GroupNotification,
   type InstanceNotification, type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance,
@@ -371,7 +375,8 @@ export interface HttpRoutes {
 /**
  * Tokens plugins contribute to and the kernel or a default plugin collects: `DETECTION_STRATEGY`
  * (the monitor), `METRICS` (`GET /metrics`), `READINESS` (`GET /health/readiness`, the kernel adds
- * its phase), `API_DESCRIPTION` (`GET /openapi.json`). Contribute in `setup`.
+ * its phase), `API_DESCRIPTION` (`GET /openapi.json`), `ALLOWED_HOSTS` (the kernel's `Host` check).
+ * Contribute in `setup`.
  *
  * Tokens the kernel reads or fills itself: `EVENT_LOG`, `OWNERSHIP`, `LEASES`, `SHARED_STATE`,
  * `EVENT_OUTBOX` and `NODE_ID`. A plugin (`cluster-redis`) may provide them in its `setup`; once

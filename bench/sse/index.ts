@@ -142,7 +142,8 @@ export async function run(): Promise<Figure[]> {
   if ('reason' in built) console.log(`  sse: no floor: ${built.reason}`);
   const config = join(tmpdir(), `vigil-bench-sse-${process.pid}.yaml`);
   // Only what the stream needs: no monitor polling the (unreachable) registered addresses.
-  writeFileSync(config, 'host: 127.0.0.1\nport: 0\nplugins: [rest-api, sse]\n');
+  // Room for every subscriber and the requests that trigger the events: the default (10,000) would refuse the last ones.
+  writeFileSync(config, `host: 127.0.0.1\nport: 0\nplugins: [rest-api, sse]\nserver:\n  max-connections: ${SUBSCRIBERS + 1000}\n`);
   const profile = process.env.BENCH_CPU_PROF;
   const nodeFlags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
   const servers: ChildProcess[] = [];

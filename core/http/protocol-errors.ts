@@ -46,10 +46,20 @@ function messageFor(status: number, error: ParserError): string {
   return `malformed HTTP request: ${error.reason ?? error.message}`;
 }
 
-/** The parser's state is lost, so the path is unknown and the connection cannot carry another request. */
+/** How long a client has to read the error and close after Vigil ended its side. */
+const CLOSE_GRACE_MS = 1000;
+
+/**
+ * The parser's state is lost, so the path is unknown and the connection cannot carry another
+ * request. Ending only our side would leave the socket (and its file descriptor) to the client,
+ * and a slowloris client never closes: it is destroyed after a grace period for reading the error.
+ */
 function writeRawError(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify(errorBody(status, message, ''));
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 /** `sendError` reads the path; before routing it is the request target without its query. */

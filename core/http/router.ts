@@ -5,6 +5,13 @@ import { acceptsExplicitly } from './accepts.js';
 import { crossSiteRefusal, type OriginTrust } from './cross-site.js';
 import { StoreUnavailableError } from '../contract/event-log.js';
 import { HttpError, errorBody } from './http-error.js';
+import type { HostRefusal } from './allowed-hosts.js';
+import { OccasionalWarning } from '../occasional-warning.js';
+
+/** Decides which `Host` values are served (`AllowedHosts`). */
+export interface HostCheck {
+  refusal(header: string | undefined): HostRefusal | undefined;
+}
 
 interface RouteEntry {
   readonly method: HttpMethod;
@@ -64,8 +71,11 @@ export class Router {
     return this.#routes.map(({ method, path }) => ({ method, path }));
   }
 
-  /** The request listener for `http.createServer`. No route or hook can be added afterwards. */
-  build(): (req: IncomingMessage, res: ServerResponse) => void {
+  /**
+   * The request listener for `http.createServer`. No route or hook can be added afterwards.
+   * `hosts`, when given, is asked first about every request's `Host`.
+   */
+  build(hosts?: HostCheck): (req: IncomingMessage, res: ServerResponse) => void {
     this.#sealed = true;
     const app: Polka = polka({
       onError: (error, req, res) => this.#onError(error, req as VigilRequest, res),
@@ -99,6 +109,7 @@ export class Router {
       });
     }
     const observe = this.#observers.length > 0 ? this.#observing(sorted) : undefined;
+    const misdirected = new OccasionalWarning(this.log, 60_000);
     return (req, res) => {
       observe?.(req as VigilRequest, res);
       // RFC 9112 §3.2. Node's own check (`requireHostHeader`, off in the kernel) answers without a JSON body.
@@ -106,6 +117,16 @@ export class Router {
         const request = req as VigilRequest;
         request.path = (req.url ?? '/').split('?')[0]!;
         this.sendError(request, res, 400, 'the Host header is required in HTTP/1.1', { connection: 'close' });
+        return;
+      }
+      // Before CORS, authentication and every route: a rebound page must not even learn which paths exist.
+      const refusal = hosts?.refusal(req.headers.host);
+      if (refusal !== undefined) {
+        const request = req as VigilRequest;
+        request.path = (req.url ?? '/').split('?')[0]!;
+        // A warning (at most once a minute): after an upgrade, clients that reach Vigil under a name not yet allowed show here.
+        misdirected.note(() => `${refusal.status} for ${req.method} ${request.path}: ${refusal.message}`);
+        this.sendError(request, res, refusal.status, refusal.message);
         return;
       }
       app.handler(req as Request, res, undefined as never);

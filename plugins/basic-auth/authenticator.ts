@@ -1,13 +1,19 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Logger } from '../../core/plugin-api.js';
-import { AddressThrottle, addressKey } from './address-throttle.js';
+import { OccasionalWarning, addressKey, type Logger } from '../../core/plugin-api.js';
+import { AddressThrottle } from './address-throttle.js';
 import type { Credentials } from './authorization-header.js';
 import { BoundedVerifier } from './bounded-verifier.js';
 import type { BasicAuthConfig, Role } from './config.js';
-import { OccasionalWarning } from './occasional-warning.js';
 import { hashPassword, isHashed, verifyPassword } from './scrypt-hash.js';
 import { SHA256_PREFIX, sha256 } from './token-hash.js';
 import { VerificationCache } from './verification-cache.js';
+
+export interface AuthenticatorOptions {
+  /** The clock of every expiry and budget (tests simulate hours with it). */
+  readonly now?: () => number;
+  /** The authenticator a reload replaces: the credentials it verified are still not throttled. */
+  readonly previous?: Authenticator;
+}
 
 /** Who made a request, once verified. */
 export interface Principal {
@@ -27,11 +33,14 @@ interface StoredToken {
 export type AuthOutcome =
   | { readonly kind: 'verified'; readonly principal: Principal }
   | { readonly kind: 'refused' }
-  /** Not checked now: the client's address failed too often, or too many checks are waiting. */
+  /** Not checked now: this user name (or bearer tokens) failed too often from the client's address, or too many checks are waiting. */
   | { readonly kind: 'throttled'; readonly reason: 'address' | 'queue'; readonly retryAfterSeconds: number };
 
 const CACHE_ENTRIES = 1000;
+/** How long a verification is trusted without use; each use extends it. */
 const CACHE_TTL_MS = 5 * 60_000;
+/** How long credentials once verified skip the failure budget when checked again, unused. */
+const KNOWN_TTL_MS = 24 * 60 * 60_000;
 const WARN_EVERY_MS = 60_000;
 const REFUSED: AuthOutcome = { kind: 'refused' };
 
@@ -40,18 +49,31 @@ const REFUSED: AuthOutcome = { kind: 'refused' };
  * the same whether or not the username exists, and every comparison of secrets is constant-time.
  *
  * `authenticate` is the one door every request goes through, in this order: credentials verified
- * recently pass at once (a signed-in dashboard never waits behind a flood); credentials that
- * failed recently fail at once; credentials being verified right now wait for that result; only
- * then does a new verification start, if the client's address has attempts left
- * (`AddressThrottle`) and the scrypt queue has room (`BoundedVerifier`). Otherwise: 429.
+ * within the last 5 minutes of use pass at once (a signed-in dashboard never waits behind a flood,
+ * however long it lasts); credentials that failed recently fail at once; credentials being
+ * verified right now wait for that result; only then does a new verification start, if the
+ * scrypt queue has room (`BoundedVerifier`) and, unless these exact credentials were verified
+ * before (a user back from a break is not guessing), if this user name has attempts left from the
+ * client's address (`AddressThrottle`). Otherwise: 429.
+ *
+ * The budget is per address and user name, not per address: behind a reverse proxy, a NAT or a
+ * shared /64 one address is many people, and one of them flooding wrong passwords for one name
+ * must not lock everyone else out.
  */
 export class Authenticator {
-  readonly #cache = new VerificationCache<Principal>(CACHE_ENTRIES, CACHE_TTL_MS);
+  readonly #cache: VerificationCache<Principal>;
   /**
    * Recent failures, by the same key. A misconfigured client that retries the same wrong password
    * costs nothing after its first try, and is not a new guess: it does not count against its address.
    */
-  readonly #failed = new VerificationCache<true>(CACHE_ENTRIES, CACHE_TTL_MS);
+  readonly #failed: VerificationCache<true>;
+  /**
+   * Credentials verified at some point, by the same key: checked again when their cache entry is
+   * gone, but never throttled, since whoever sends them is not guessing. Kept across reloads (the
+   * check against the new config still decides).
+   */
+  readonly #known: VerificationCache<true>;
+  #verifications = 0;
   /**
    * Verifications running now, by the same key as the cache. A thousand clients sharing one
    * credential that arrive together (a restart, then every client re-registers) would otherwise
@@ -73,9 +95,14 @@ export class Authenticator {
     private readonly throttle: AddressThrottle,
     /** `failure-refill-interval`, for the warning. */
     private readonly refillMs: number,
+    now: () => number,
+    known: VerificationCache<true> | undefined,
   ) {
-    this.#queueFull = new OccasionalWarning(log, WARN_EVERY_MS);
-    this.#addressSlowed = new OccasionalWarning(log, WARN_EVERY_MS);
+    this.#cache = new VerificationCache(CACHE_ENTRIES, CACHE_TTL_MS, now);
+    this.#failed = new VerificationCache(CACHE_ENTRIES, CACHE_TTL_MS, now);
+    this.#known = known ?? new VerificationCache(CACHE_ENTRIES, KNOWN_TTL_MS, now);
+    this.#queueFull = new OccasionalWarning(log, WARN_EVERY_MS, now);
+    this.#addressSlowed = new OccasionalWarning(log, WARN_EVERY_MS, now);
     this.#scryptTokens = tokens.some((token) => isHashed(token.hash));
   }
 
@@ -83,7 +110,8 @@ export class Authenticator {
    * Plain passwords are hashed once here, so every verification runs the same scrypt (a plain
    * comparison would answer faster and tell which users exist) and no request compares plain text.
    */
-  static async create(config: BasicAuthConfig, log: Logger): Promise<Authenticator> {
+  static async create(config: BasicAuthConfig, log: Logger, options: AuthenticatorOptions = {}): Promise<Authenticator> {
+    const now = options.now ?? Date.now;
     const users = new Map<string, { hash: string; role: Role }>();
     for (const user of config.users) {
       users.set(user.username, { hash: isHashed(user.password) ? user.password : await hashPassword(user.password), role: user.role });
@@ -91,11 +119,17 @@ export class Authenticator {
     const tokens = config.tokens.map((token) => ({ name: token.name, role: token.role, hash: token['token-hash']! }));
     const verifier = new BoundedVerifier(config['max-concurrent-verifications'], config['max-queued-verifications']);
     const refillMs = config['failure-refill-interval'];
-    const throttle = new AddressThrottle({ burst: config['failures-per-address'], refillMs, maxAddresses: config['tracked-addresses'] });
-    return new Authenticator(users, tokens, await hashPassword(randomBytes(16).toString('base64')), log, verifier, throttle, refillMs);
+    const throttle = new AddressThrottle({ burst: config['failures-per-address'], refillMs, maxAddresses: config['tracked-addresses'] }, now);
+    const dummy = await hashPassword(randomBytes(16).toString('base64'));
+    return new Authenticator(users, tokens, dummy, log, verifier, throttle, refillMs, now, options.previous === undefined ? undefined : options.previous.#known);
   }
 
-  /** Verifies `credentials` sent from `remoteAddress` (the socket's peer), within the limits above. */
+  /** How many credentials were checked against the config (scrypt or token hash) so far. */
+  get verifications(): number {
+    return this.#verifications;
+  }
+
+  /** Verifies `credentials` sent from `remoteAddress` (the client's, see `clientAddress`), within the limits above. */
   async authenticate(credentials: Extract<Credentials, { kind: 'basic' | 'bearer' }>, remoteAddress: string | undefined): Promise<AuthOutcome> {
     // JSON keeps the parts apart: no username/password split can produce another's key.
     const key = sha256(JSON.stringify(credentials.kind === 'basic'
@@ -108,18 +142,26 @@ export class Authenticator {
     if (running) return outcomeOf(await running);
 
     const address = addressKey(remoteAddress);
-    const budget = this.throttle.take(address);
-    if (!budget.allowed) {
-      this.#addressSlowed.note(() => `logins from ${address} are slowed down after repeated failures: one more attempt`
-        + ` every ${this.refillMs} ms, 429 meanwhile`);
-      return throttled('address', budget.retryAfterMs);
+    // The user name is hashed into the key: it is the client's choice, of any length.
+    const budgetKey = `${address} ${credentials.kind === 'basic' ? sha256(credentials.username).toString('hex').slice(0, 32) : 'bearer'}`;
+    const counted = this.#known.get(key) === undefined;
+    if (counted) {
+      const budget = this.throttle.take(budgetKey);
+      if (!budget.allowed) {
+        this.#addressSlowed.note(() => `logins from ${address} are slowed down after repeated failures for one user name: one more attempt`
+          + ` every ${this.refillMs} ms, 429 meanwhile`);
+        return throttled('address', budget.retryAfterMs);
+      }
     }
+    const refund = () => {
+      if (counted) this.throttle.refund(budgetKey);
+    };
     const verify = () => this.#verify(credentials, key);
     const admission = credentials.kind === 'basic' || this.#scryptTokens
       ? this.verifier.submit(verify)
       : { admitted: true as const, result: verify() };
     if (!admission.admitted) {
-      this.throttle.refund(address);
+      refund();
       this.#queueFull.note(() => `login verification queue full (${this.verifier.running} running, ${this.verifier.waiting} waiting):`
         + ' logins that need a new password check get 429 until it drains');
       return throttled('queue', admission.retryAfterMs);
@@ -130,23 +172,27 @@ export class Authenticator {
     try {
       principal = await verification;
     } catch (error) {
-      this.throttle.refund(address);
+      refund();
       throw error;
     }
-    // Only failures use up the address's attempts.
-    if (principal) this.throttle.refund(address);
+    // Only failures use up the attempts.
+    if (principal) refund();
     return outcomeOf(principal);
   }
 
   async #verify(credentials: Extract<Credentials, { kind: 'basic' | 'bearer' }>, key: string): Promise<Principal | undefined> {
+    this.#verifications += 1;
     const principal = credentials.kind === 'basic'
       ? await this.#basic(credentials.username, credentials.password)
       : await this.#bearer(credentials.token);
     if (principal) {
       this.#cache.set(key, principal);
+      this.#known.set(key, true);
       this.log.debug(`verified ${credentials.kind} credentials of ${principal.label}`);
     } else {
       this.#failed.set(key, true);
+      // No longer valid (a reload changed the password): from now on a guess like any other.
+      this.#known.delete(key);
     }
     return principal;
   }

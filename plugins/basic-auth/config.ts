@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { duration } from '../../core/plugin-api.js';
+import { duration, parseCidr } from '../../core/plugin-api.js';
 import { isHashed, parseScrypt } from './scrypt-hash.js';
 import { canonicalTokenHash, hashToken } from './token-hash.js';
 
@@ -71,12 +71,17 @@ export const basicAuthSchema = yup.object({
       return repeated.length === 0 || context.createError({ message: `token name(s) listed twice: ${repeated.join(', ')}` });
     }),
   // A flood of wrong passwords must not stall the daemon (README, `basic-auth`): scrypt runs are
-  // bounded, the excess is refused with 429, and repeated failures from one address are slowed.
+  // bounded, the excess is refused with 429, and repeated failures for one user name from one
+  // address are slowed (`failures-per-address` keeps its name: it is counted per address and user name).
   'max-concurrent-verifications': count(1, 64, 1),
   'max-queued-verifications': count(0, 100_000, 64),
   'failures-per-address': count(1, 1_000_000, 10),
   'failure-refill-interval': duration().min(1).default(5_000),
   'tracked-addresses': count(1, 10_000_000, 10_000),
+  /** Reverse proxies whose `X-Forwarded-For` names the client (for the failure budget); no one else's is believed. */
+  'trusted-proxies': yup.array(yup.string().trim().required()
+    .test('cidr', '${path} must be an IP address or a CIDR such as 10.0.0.0/8 (got ${value})', (value) => parseCidr(value) !== undefined))
+    .typeError('${path} must be a list of IP addresses or CIDRs').default([]),
 })
   .exact(unknownKeys)
   .typeError('must be a mapping of keys to values')

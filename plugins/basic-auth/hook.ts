@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http';
+import type { BlockList } from 'node:net';
 import type { Hook, HttpRoutes, Logger, VigilRequest } from '../../core/plugin-api.js';
 import type { AuthOutcome, Authenticator } from './authenticator.js';
-import { parseAuthorization } from './authorization-header.js';
+import { parseAuthorization, type Credentials } from './authorization-header.js';
+import { clientAddress } from './client-address.js';
 import { isAnonymousProbe, isPermitted, refusalOf } from './roles.js';
 
 /** What the hook checks against; replaced whole on reload, so a request sees one config or the other. */
@@ -9,6 +11,8 @@ export interface AuthState {
   readonly authenticator: Authenticator;
   readonly realm: string;
   readonly anonymousProbes: boolean;
+  /** `trusted-proxies`: the peers whose `X-Forwarded-For` names the client. */
+  readonly trustedProxies: BlockList;
 }
 
 export interface AuthHookOptions {
@@ -32,23 +36,25 @@ export function authHook(state: () => AuthState, http: Pick<HttpRoutes, 'sendErr
   };
 
   // RFC 6585: 429 with Retry-After. No challenge: the credentials were not judged, only deferred.
-  const slowDown = (req: VigilRequest, res: ServerResponse, outcome: Extract<AuthOutcome, { kind: 'throttled' }>): void => {
+  const slowDown = (req: VigilRequest, res: ServerResponse, outcome: Extract<AuthOutcome, { kind: 'throttled' }>, kind: Credentials['kind']): void => {
     const seconds = outcome.retryAfterSeconds;
     options.log.debug(`429 for ${req.method} ${req.path}: ${outcome.reason === 'address' ? 'address slowed down' : 'verification queue full'}`);
+    const what = kind === 'bearer' ? 'with bearer tokens' : 'for this user name';
     http.sendError(req, res, 429, outcome.reason === 'address'
-      ? `too many failed logins from this address; try again in ${seconds} s`
+      ? `too many failed logins ${what} from this address; try again in ${seconds} s`
       : `too many logins being verified; try again in ${seconds} s`, { 'retry-after': String(seconds) });
   };
 
   return async (req: VigilRequest, res: ServerResponse) => {
-    const { authenticator, realm, anonymousProbes } = state();
+    const { authenticator, realm, anonymousProbes, trustedProxies } = state();
     const method = req.method ?? 'GET';
     if (anonymousProbes && isAnonymousProbe(method, req.path, options.contextPath)) return undefined;
     const credentials = parseAuthorization(req.headers.authorization);
     if (credentials.kind === 'none') return refuse(req, res, realm, 'authentication required', false);
     if (credentials.kind === 'malformed') return refuse(req, res, realm, 'malformed Authorization header', credentials.bearer);
-    const outcome = await authenticator.authenticate(credentials, req.socket.remoteAddress);
-    if (outcome.kind === 'throttled') return slowDown(req, res, outcome);
+    const from = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies);
+    const outcome = await authenticator.authenticate(credentials, from);
+    if (outcome.kind === 'throttled') return slowDown(req, res, outcome, credentials.kind);
     if (outcome.kind === 'refused') return refuse(req, res, realm, 'bad credentials', credentials.kind === 'bearer');
     const { principal } = outcome;
     req.user = principal.label;

@@ -1,6 +1,7 @@
 import { API_DESCRIPTION, definePlugin, type PluginContext } from '../../core/plugin-api.js';
 import { Authenticator } from './authenticator.js';
 import { basicAuthSchema, type BasicAuthConfig } from './config.js';
+import { parseTrustedProxies } from './client-address.js';
 import { authHook, type AuthState } from './hook.js';
 import { isHashed } from './scrypt-hash.js';
 
@@ -8,10 +9,15 @@ import { isHashed } from './scrypt-hash.js';
 // which lives as long as the context (a keep-alive request may still come in while stopping).
 const states = new WeakMap<PluginContext<BasicAuthConfig>, AuthState>();
 
-async function stateOf(ctx: PluginContext<BasicAuthConfig>, config: BasicAuthConfig): Promise<AuthState> {
+async function stateOf(ctx: PluginContext<BasicAuthConfig>, config: BasicAuthConfig, previous?: AuthState): Promise<AuthState> {
   const plain = config.users.filter((user) => !isHashed(user.password)).length;
   if (plain > 0) ctx.log.info(`${plain} password(s) in the config are plain text; \`vigil hash-password\` makes a hash to store instead`);
-  return { authenticator: await Authenticator.create(config, ctx.log), realm: config.realm, anonymousProbes: config['anonymous-probes'] };
+  return {
+    authenticator: await Authenticator.create(config, ctx.log, previous ? { previous: previous.authenticator } : {}),
+    realm: config.realm,
+    anonymousProbes: config['anonymous-probes'],
+    trustedProxies: parseTrustedProxies(config['trusted-proxies']),
+  };
 }
 
 /**
@@ -37,6 +43,6 @@ export default definePlugin<BasicAuthConfig>({
   },
   async reload(ctx, config) {
     // Built in full (plain passwords hashed) before the swap: a request never sees half a config.
-    states.set(ctx, await stateOf(ctx, config));
+    states.set(ctx, await stateOf(ctx, config, states.get(ctx)));
   },
 });

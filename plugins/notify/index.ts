@@ -1,4 +1,4 @@
-import { definePlugin, type ConfigSchema, type PluginContext, type Registry } from '../../core/plugin-api.js';
+import { ALLOWED_HOSTS, definePlugin, type ConfigSchema, type PluginContext, type Registry } from '../../core/plugin-api.js';
 import { notifySchema, type NotifyConfig } from './config-schema.js';
 import { notifyApi } from './api-description.js';
 import { contributeNotifyMetrics } from './metrics.js';
@@ -6,6 +6,14 @@ import { filterRoutes } from './routes.js';
 import { NotifyService } from './service.js';
 
 export type { NotifyConfig } from './config-schema.js';
+
+function hostsOf(url: string): string[] {
+  try {
+    return url ? [new URL(url).hostname] : [];
+  } catch {
+    return [];
+  }
+}
 
 // The plugin object is shared by every kernel in the process (tests run many); the registry
 // identifies a kernel, as for the monitor.
@@ -29,6 +37,8 @@ export default definePlugin<NotifyConfig>({
     if (ctx.config['filters-api']) filterRoutes(ctx.http, service.filters);
     notifyApi(ctx.services, ctx.config['filters-api']);
     contributeNotifyMetrics(ctx.services, service.stats);
+    // The dashboard address messages link to is one the server must answer to (`server.allowed-hosts`).
+    ctx.services.contribute(ALLOWED_HOSTS, { hosts: () => hostsOf(ctx.config['base-url']) });
   },
   start(ctx: PluginContext<NotifyConfig>) {
     services.get(ctx.instances)?.start();

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AddressThrottle, addressKey } from '../../../plugins/basic-auth/address-throttle.js';
-import { OccasionalWarning } from '../../../plugins/basic-auth/occasional-warning.js';
+import { AddressThrottle } from '../../../plugins/basic-auth/address-throttle.js';
+import { addressKey } from '../../../core/http/address-key.js';
+import { OccasionalWarning } from '../../../core/occasional-warning.js';
 import type { Logger } from '../../../core/plugin-api.js';
 
 function throttle(burst: number, refillMs: number, maxAddresses = 100): { throttle: AddressThrottle; advance: (ms: number) => void } {

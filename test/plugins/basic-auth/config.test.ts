@@ -14,6 +14,7 @@ const FLOOD_DEFAULTS = {
   'failures-per-address': 10,
   'failure-refill-interval': 5000,
   'tracked-addresses': 10_000,
+  'trusted-proxies': [],
 };
 
 test('defaults: realm Vigil, role admin, the flood limits', async () => {

@@ -53,25 +53,29 @@ function assertTooMany(reply: AddressedReply, message: RegExp): void {
   assert.ok(String(body.message).endsWith(`try again in ${reply.retryAfter} s`), String(body.message));
 }
 
-test('repeated failures from one address get 429 with Retry-After; successes give their attempt back; other addresses and signed-in credentials pass', () =>
+test('repeated failures for one user name from one address get 429 with Retry-After; successes give their attempt back; other user names, other addresses and signed-in credentials pass', () =>
   withKernel({ 'failures-per-address': 2, 'failure-refill-interval': '1m' }, async (tk, get) => {
     const here = '127.0.0.1';
     assert.is((await get(here, basic('admin', PASSWORD))).status, 200);
     assert.is((await get(here, basic('admin', 'guess-1'))).status, 401);
     // A success in between uses no attempt: the next failure is still allowed.
     assert.is((await get(here, basic('other', OTHER_PASSWORD))).status, 200);
-    assert.is((await get(here, basic('nobody', 'guess-2'))).status, 401);
+    assert.is((await get(here, basic('admin', 'guess-2'))).status, 401);
     const slowed = await get(here, basic('admin', 'guess-3'));
-    assertTooMany(slowed, /^too many failed logins from this address; /);
+    assertTooMany(slowed, /^too many failed logins for this user name from this address; /);
     assert.is(slowed.retryAfter, '60');
     // Unknown users are slowed the same way (nothing tells them apart).
-    assertTooMany(await get(here, basic('nobody', 'guess-4')), /from this address/);
+    assert.is((await get(here, basic('nobody', 'guess-4'))).status, 401);
+    assert.is((await get(here, basic('nobody', 'guess-5'))).status, 401);
+    assertTooMany(await get(here, basic('nobody', 'guess-6')), /for this user name from this address/);
     // The same wrong password again is known to fail: 401 at once, no new guess.
     assert.is((await get(here, basic('admin', 'guess-1'))).status, 401);
-    // Credentials verified before pass, even from the slowed address.
+    // Credentials verified before pass, even for the slowed user name from the slowed address.
     assert.is((await get(here, basic('admin', PASSWORD))).status, 200);
-    // Another address has its own attempts.
-    assert.is((await get('127.1.0.1', basic('admin', 'guess-5'))).status, 401);
+    // Another user name from the same address has its own attempts...
+    assert.is((await get(here, basic('other', 'guess-7'))).status, 401);
+    // ...and so does another address.
+    assert.is((await get('127.1.0.1', basic('admin', 'guess-8'))).status, 401);
 
     const logs = tk.logs();
     assert.is(logs.filter((line) => line.includes('logins from 127.0.0.1 are slowed down after repeated failures')).length, 1, logs.join('\n'));

@@ -51,7 +51,7 @@ function dechunk(body: string): string[] {
 
 test('HTTP/1.1: the ping and each event are one well-formed chunk each, and shutdown sends the last chunk', async () => {
   const tk = await kernel({ 'ping-interval': '1h' });
-  const stream = rawStream(`${tk.url}/instances/events`, `GET /instances/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
+  const stream = rawStream(`${tk.url}/instances/events`, `GET /instances/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n`);
   try {
     await stream.until(':ping');
     await register(tk, registration('shop', 1101));
@@ -75,7 +75,7 @@ test('HTTP/1.1: the ping and each event are one well-formed chunk each, and shut
 
 test('HTTP/1.0: the messages come as they are, without chunk framing', async () => {
   const tk = await kernel({ 'ping-interval': '1h' });
-  const stream = rawStream(`${tk.url}/instances/events`, `GET /instances/events HTTP/1.0\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
+  const stream = rawStream(`${tk.url}/instances/events`, `GET /instances/events HTTP/1.0\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n`);
   try {
     await stream.until(':ping');
     await register(tk, registration('shop', 1103));

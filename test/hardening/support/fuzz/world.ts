@@ -45,7 +45,7 @@ export class FuzzWorld {
     const register = async (body: Record<string, unknown>) => {
       const text = JSON.stringify(body);
       const reply = await sendRaw(full.port, Buffer.from(
-        `POST ${contextPath}/instances HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: ${basic(ADMIN.username, ADMIN.password)}\r\n`
+        `POST ${contextPath}/instances HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: ${basic(ADMIN.username, ADMIN.password)}\r\n`
         + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
       ));
       if (reply.status !== 201) throw new Error(`registration failed: ${reply.status} ${reply.body.toString()}`);
