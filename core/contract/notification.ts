@@ -69,15 +69,22 @@ export interface GroupNotification {
   readonly baseUrl: string;
 }
 
-/** Self-preservation: most instances went OFFLINE (`lost`) or came back (`regained`) at once. */
+/**
+ * Self-preservation: most instances went OFFLINE at once (`lost`: a storm opens), or came back at
+ * once (`regained`); `recovered` says that every instance a storm listed has recovered (or was
+ * deregistered) after some were still failing when the others came back. A storm is over, and an
+ * incident opened for it may be resolved, only when `remaining` is 0.
+ */
 export interface SummaryNotification {
   readonly kind: 'summary';
   readonly id: string;
   readonly timestamp: string;
-  readonly direction: 'lost' | 'regained';
-  /** How many instances changed, of `total` registered. */
+  readonly direction: 'lost' | 'regained' | 'recovered';
+  /** How many instances changed, of `total` registered (`recovered`: how many the storm listed). */
   readonly count: number;
   readonly total: number;
+  /** Instances the storm listed that are still failing after this notification: 0 when the storm is over. */
+  readonly remaining: number;
   /** Some of them (at most 50), for payloads that list them. */
   readonly instances: readonly { readonly id: string; readonly name: string }[];
   readonly baseUrl: string;

@@ -61,11 +61,12 @@ export function groupTitle(group: GroupNotification): string {
   return `${group.reminder ? 'Reminder: ' : ''}${count} change${count === 1 ? '' : 's'} of instance status`;
 }
 
-/** The one message that replaces a storm of OFFLINE changes (or of recoveries from OFFLINE). */
+/** The one message that replaces a storm of OFFLINE changes (or of recoveries from OFFLINE), or ends it. */
 export function summaryText(summary: SummaryNotification): string {
-  return summary.direction === 'lost'
-    ? `Vigil lost contact with ${summary.count} of ${summary.total} instances — suspect the network or Vigil's host`
-    : `Vigil regained contact with ${summary.count} of ${summary.total} instances`;
+  if (summary.direction === 'lost') return `Vigil lost contact with ${summary.count} of ${summary.total} instances — suspect the network or Vigil's host`;
+  if (summary.direction === 'recovered') return `The ${summary.count} instances Vigil lost contact with are all back or deregistered`;
+  const failing = summary.remaining === 1 ? '; 1 instance is still failing' : `; ${summary.remaining} instances are still failing`;
+  return `Vigil regained contact with ${summary.count} of ${summary.total} instances${summary.remaining > 0 ? failing : ''}`;
 }
 
 /** Joins whole lines while they fit in `max` characters, then `…`: markup is never cut in half. */

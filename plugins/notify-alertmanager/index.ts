@@ -141,7 +141,9 @@ async function alertsOf(notification: Notification, map: SharedMap, templates: M
   };
   if (notification.kind === 'summary') {
     const alert = stormAlert(notification, config.labels);
-    return notification.direction === 'lost' ? fire(STORM_KEY, STORM_KEY, alert) : resolveAll(STORM_KEY);
+    if (notification.direction === 'lost') return fire(STORM_KEY, STORM_KEY, alert);
+    // Resolved only once every instance the storm listed has recovered; those still failing fire on their own.
+    return notification.remaining === 0 ? resolveAll(STORM_KEY) : [];
   }
   const items: readonly InstanceNotification[] = notification.kind === 'group' ? notification.items : [notification];
   const alerts: Alert[] = [];

@@ -31,7 +31,8 @@ export const STORM_ALIAS = 'vigil_self-preservation';
 /**
  * Opsgenie Alert API requests of a notification, one per instance: a failing status creates the
  * alert `<name>_<id>` (Opsgenie de-duplicates by alias), UP or a deregistration closes it
- * (`POST {url}/{alias}/close?identifierType=alias`). Registrations send nothing.
+ * (`POST {url}/{alias}/close?identifierType=alias`). Registrations send nothing. A storm creates
+ * `vigil_self-preservation`, closed only once every instance it listed has recovered.
  */
 export function opsgenieRequests(notification: Notification, templates: MessageTemplates, config: OpsgenieConfig): OutgoingRequest[] {
   const base = config.url.replace(/\/+$/, '');
@@ -43,7 +44,7 @@ export function opsgenieRequests(notification: Notification, templates: MessageT
     url: base, headers, body: { ...body, source: 'Vigil', ...(config.tags.length ? { tags: config.tags } : {}), ...(config.priority ? { priority: config.priority } : {}) },
   });
   if (notification.kind === 'summary') {
-    if (notification.direction === 'regained') return [close(STORM_ALIAS, summaryText(notification))];
+    if (notification.direction !== 'lost') return notification.remaining === 0 ? [close(STORM_ALIAS, summaryText(notification))] : [];
     return [create({
       message: capText(summaryText(notification), 130),
       alias: STORM_ALIAS,

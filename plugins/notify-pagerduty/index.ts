@@ -30,11 +30,13 @@ export const STORM_KEY = 'vigil/self-preservation';
  * The Events API v2 events of a notification, one per instance (a group is sent as its
  * instances' events, each with its own `dedup_key`, so every recovery resolves its own incident).
  * A change to UP, or a deregistration, resolves `<name>/<id>`; any other status triggers it.
- * Registrations are not PagerDuty incidents and send nothing.
+ * Registrations are not PagerDuty incidents and send nothing. A storm triggers
+ * `vigil/self-preservation`, resolved only once every instance it listed has recovered
+ * (`remaining` 0): a return that leaves some failing sends nothing, they are told on their own.
  */
 export function pagerDutyEvents(notification: Notification, templates: MessageTemplates, routingKey: string): Record<string, unknown>[] {
   if (notification.kind === 'summary') {
-    if (notification.direction === 'regained') return [{ routing_key: routingKey, event_action: 'resolve', dedup_key: STORM_KEY }];
+    if (notification.direction !== 'lost') return notification.remaining === 0 ? [{ routing_key: routingKey, event_action: 'resolve', dedup_key: STORM_KEY }] : [];
     return [{
       routing_key: routingKey,
       event_action: 'trigger',

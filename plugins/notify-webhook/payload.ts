@@ -3,7 +3,7 @@ import { groupLines, summaryText, escapes, type InstanceNotification, type Notif
 /**
  * Vigil's own webhook body, built as an object (never by string concatenation). One change:
  * `{id, type, event, instance, from, to, reminder, reminderCount, coalesced}`; several changes of
- * a group window: `type: "GROUP"` with `notifications`; a storm: `type: "SELF_PRESERVATION"`.
+ * a group window: `type: "GROUP"` with `notifications`; a storm: `type: "SELF_PRESERVATION"` (`remaining` 0: the storm is over).
  */
 export function webhookBody(notification: Notification): Record<string, unknown> {
   if (notification.kind === 'instance') return instanceBody(notification);
@@ -24,6 +24,7 @@ export function webhookBody(notification: Notification): Record<string, unknown>
     direction: notification.direction,
     count: notification.count,
     total: notification.total,
+    remaining: notification.remaining,
     text: summaryText(notification),
     instances: notification.instances,
   };

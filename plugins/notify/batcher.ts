@@ -62,6 +62,11 @@ export class Batcher {
     if (storm) this.#extend(open, open.opened + this.options.stormWindowMs);
   }
 
+  /** Whether a change of the instance waits in the open batch. */
+  holds(id: string): boolean {
+    return this.#batch?.instances.has(id) ?? false;
+  }
+
   /** The registered instances, counted at most once a second: a storm of 20,000 changes must not list 20,000 instances each time. */
   #total(): number {
     const now = Date.now();

@@ -44,7 +44,9 @@ export const notifySchema = yup.object({
   'base-url': httpUrl().default(''),
   delivery: yup.object({
     timeout: duration().min(1).default(10_000),
-    'max-attempts': yup.number().integer().min(1).default(5),
+    /** Attempts before giving up; 0 (the default): no limit, retries go on until `max-age`. */
+    'max-attempts': yup.number().integer().min(0).default(0),
+    /** No retry is scheduled past this age of a notification. */
     'max-age': duration().min(1).default(3_600_000),
     'backoff-base': duration().min(1).default(1000),
     'backoff-cap': duration().min(1).default(300_000),

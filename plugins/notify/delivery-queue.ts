@@ -1,7 +1,8 @@
 import type { Attempt, DeliveryTools, Logger, Notification, NotificationChannel } from '../../core/plugin-api.js';
 import type { Completion } from './completion.js';
 import type { DeliverySettings } from './config-schema.js';
-import { TokenBucket, fullJitter } from './pacing.js';
+import { TokenBucket } from './pacing.js';
+import { nextRetry } from './retry-policy.js';
 import type { ChannelStats, DeliveryRecord } from './stats.js';
 
 interface Job {
@@ -10,6 +11,8 @@ interface Job {
   completions: Completion[];
   readonly created: number;
   attempts: number;
+  /** An attempt failed and another is due: the notifications of its lane wait behind it. */
+  retrying: boolean;
   /** queued: runnable when its turn comes; sending: an attempt in flight; waiting: a retry is scheduled. */
   state: 'queued' | 'sending' | 'waiting';
   timer?: NodeJS.Timeout;
@@ -32,9 +35,15 @@ export interface QueueOptions {
  * others) keeps each instance's notifications in order: one attempt at a time per lane, so a
  * recovery never overtakes its alert. Lanes run side by side up to `concurrency`, paced by the
  * channel's token bucket. A failed attempt is retried after a full-jitter backoff (or the wait the
- * receiver asked for) until `max-attempts` or `max-age`; a retry still pending when a newer state
- * of the same instance arrives is dropped, the newer one being what matters now. The queue is
- * bounded: when full, an instance's newest pending notification replaces its older pending one.
+ * receiver asked for) until `max-age` (see `nextRetry`), and the instance's later notifications
+ * wait behind it: a DOWN is never dropped for the UP that followed it. Only a reminder waiting for
+ * a retry gives way to a newer state (it repeats what was already said).
+ *
+ * Memory is bounded by `queue-size`: it counts every notification queued, in flight or waiting for
+ * a retry. Behind a notification being retried an instance keeps one pending notification, its
+ * newest state (earlier ones are counted in `coalesced`), and the same happens to any instance once
+ * the queue is full; a notification that fits nowhere then is refused with an error line. A
+ * notification already attempted is never replaced, so a retry always carries the same id.
  */
 export class DeliveryQueue {
   readonly #lanes = new Map<string, Job[]>();
@@ -62,27 +71,29 @@ export class DeliveryQueue {
     const { stats } = this.options;
     let lane = this.#lanes.get(key);
     const head = lane?.[0];
-    if (lane && head?.state === 'waiting' && notification.kind === 'instance') {
+    if (head?.state === 'waiting' && isReminder(head.notification) && notification.kind === 'instance') {
       clearTimeout(head.timer);
       this.#finish(head, 'superseded', 'a newer state of the instance arrived');
       lane = this.#lanes.get(key);
     }
-    if (this.#size >= this.options.settings['queue-size']) {
-      const last = lane?.at(-1);
-      if (last && last.state === 'queued' && notification.kind === 'instance' && last.notification.kind === 'instance') {
-        stats.coalesced += 1;
-        for (const completion of last.completions) completion.release();
-        last.notification = { ...notification, coalesced: last.notification.coalesced + notification.coalesced + 1 };
-        last.completions = completions;
-        return;
-      }
+    const full = this.#size >= this.options.settings['queue-size'];
+    const last = lane?.at(-1);
+    if (last && (full || lane![0]!.retrying) && last.state === 'queued' && last.attempts === 0
+      && notification.kind === 'instance' && last.notification.kind === 'instance') {
+      stats.coalesced += 1;
+      for (const completion of last.completions) completion.release();
+      last.notification = { ...notification, coalesced: last.notification.coalesced + notification.coalesced + 1 };
+      last.completions = completions;
+      return;
+    }
+    if (full) {
       stats.dropped += 1;
       const record = this.#record(notification, 'dropped', 0, 'the queue is full');
       this.options.log.error(`${this.options.channel.name}: dropped ${record.id} (${record.summary}): the queue is full (${this.#size} pending)`);
       for (const completion of completions) completion.release();
       return;
     }
-    const job: Job = { key, notification, completions, created: Date.now(), attempts: 0, state: 'queued' };
+    const job: Job = { key, notification, completions, created: Date.now(), attempts: 0, retrying: false, state: 'queued' };
     if (lane) lane.push(job);
     else this.#lanes.set(key, (lane = [job]));
     this.#size += 1;
@@ -142,20 +153,23 @@ export class DeliveryQueue {
       this.#finish(job, 'delivered');
     } else if (result.outcome === 'failed') {
       this.#giveUp(job, result.reason);
-    } else if ((this.#lanes.get(job.key)?.length ?? 0) > 1 && job.notification.kind === 'instance') {
+    } else if ((this.#lanes.get(job.key)?.length ?? 0) > 1 && isReminder(job.notification)) {
       this.#finish(job, 'superseded', `${result.reason}; a newer state of the instance is queued`);
     } else {
-      const delay = result.retryAfterMs ?? fullJitter(job.attempts, settings['backoff-base'], settings['backoff-cap']);
-      if (job.attempts >= settings['max-attempts']) {
-        this.#giveUp(job, `${result.reason} (after ${attempts(job.attempts)}, max-attempts)`);
-      } else if (Date.now() + delay - job.created > settings['max-age']) {
-        this.#giveUp(job, `${result.reason} (after ${attempts(job.attempts)}; the next would pass max-age)`);
+      const next = nextRetry(result, job.attempts, job.created, settings);
+      if ('giveUp' in next) {
+        this.#giveUp(job, next.giveUp);
       } else {
         stats.retries += 1;
         job.state = 'waiting';
-        const why = result.retryAfterMs !== undefined ? ', as the receiver asked' : '';
-        this.options.log.warn(this.options.redact(
-          `${channel.name}: ${this.options.describe(job.notification)} not delivered (${result.reason}); attempt ${job.attempts + 1} in ${delay} ms${why}`));
+        job.retrying = true;
+        const delay = next.retryInMs;
+        const line = this.options.redact(`${channel.name}: ${this.options.describe(job.notification)} not delivered (${result.reason}); `
+          + `attempt ${job.attempts + 1} in ${delay} ms${next.asked ? ', as the receiver asked' : ''}`);
+        // Retries go on for up to an hour: a warning at attempts 1, 2, 4, 8, ... keeps a long outage
+        // of a receiver visible without a line per notification per minute.
+        if (isPowerOfTwo(job.attempts)) this.options.log.warn(line);
+        else this.options.log.debug(line);
         job.timer = setTimeout(() => {
           job.state = 'queued';
           this.#ready.add(job.key);
@@ -201,4 +215,5 @@ export class DeliveryQueue {
   }
 }
 
-const attempts = (count: number) => `${count} attempt${count === 1 ? '' : 's'}`;
+const isReminder = (notification: Notification) => notification.kind === 'instance' && notification.reminder > 0;
+const isPowerOfTwo = (count: number) => count > 0 && (count & (count - 1)) === 0;

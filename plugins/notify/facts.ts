@@ -50,7 +50,11 @@ export function instanceNotification(instance: NotifiedInstance, change: ChangeF
 
 /** A one-line description for logs and `GET /notifications`: `orders (1a2b3c4d5e6f) UP → DOWN`. */
 export function describe(notification: Notification): string {
-  if (notification.kind === 'summary') return `${notification.direction === 'lost' ? 'lost' : 'regained'} contact with ${notification.count} of ${notification.total} instances`;
+  if (notification.kind === 'summary') {
+    if (notification.direction === 'recovered') return `all ${notification.count} instances of the storm back`;
+    const still = notification.direction === 'regained' && notification.remaining > 0 ? `, ${notification.remaining} still failing` : '';
+    return `${notification.direction} contact with ${notification.count} of ${notification.total} instances${still}`;
+  }
   if (notification.kind === 'group') return `${notification.reminder ? 'reminder for ' : ''}${notification.items.length} changes`;
   const name = escapes.oneLine(notification.instance.name).slice(0, 80);
   const what = notification.type === 'STATUS_CHANGED' ? `${notification.from} → ${notification.to}` : notification.type.toLowerCase();

@@ -96,6 +96,11 @@ export class InstanceRateLimit {
     this.#withhold(id, current, entry);
   }
 
+  /** Whether a change of this instance is kept back, waiting for room in its window. */
+  holds(id: string): boolean {
+    return this.#instances.get(id)?.withheld !== undefined;
+  }
+
   stop(): void {
     this.#stopped = true;
     clearInterval(this.#sweep);

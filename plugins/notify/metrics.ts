@@ -14,7 +14,7 @@ export function contributeNotifyMetrics(services: Services, stats: PipelineStats
     [...(stats.channels)].map(([channel, counts]) => ({ labels: { channel, ...extra }, value: read(counts) }));
   services.contribute(METRICS, {
     name: 'vigil_notifications_total',
-    help: 'Notifications each channel finished with, by outcome (delivered, failed: given up, superseded by a newer state, coalesced or dropped by a full queue).',
+    help: 'Notifications each channel finished with, by outcome (delivered, failed: given up, superseded: a reminder replaced by a newer state, coalesced into a newer one of the same instance, dropped by a full queue).',
     type: 'counter',
     labelNames: ['channel', 'outcome'],
     collect: () => OUTCOMES.flatMap((outcome) => perChannel((channel) => channel[outcome], { outcome })),
@@ -45,7 +45,7 @@ export function contributeNotifyMetrics(services: Services, stats: PipelineStats
   });
   services.contribute(METRICS, {
     name: 'vigil_notification_summaries_total',
-    help: 'Storm summaries sent instead of one message per instance.',
+    help: 'Storm summaries sent instead of one message per instance (lost, regained, and all back).',
     type: 'counter',
     collect: () => [{ value: stats.summaries }],
   });

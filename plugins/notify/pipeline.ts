@@ -14,6 +14,7 @@ import type { ReminderStore } from './reminders.js';
 import type { ChannelRules } from './rules.js';
 import type { ChannelStats, PipelineStats } from './stats.js';
 import { sameNotifiedStatus } from './status-class.js';
+import { SUMMARY_LIST, StormTracker } from './storm-tracker.js';
 
 /** A loaded channel as the pipeline drives it. */
 export interface ChannelRuntime {
@@ -35,8 +36,6 @@ export interface PipelineOptions {
 }
 
 const NOTIFIED: ReadonlySet<string> = new Set<NotifiedEventType>(['REGISTERED', 'DEREGISTERED', 'STATUS_CHANGED']);
-/** Instances a summary lists by name. */
-const SUMMARY_LIST = 50;
 
 /**
  * From an outbox item to the channels' queues: triggers → hold → filters → the instance's rate →
@@ -48,10 +47,13 @@ const SUMMARY_LIST = 50;
 export class Pipeline {
   readonly #batcher: Batcher;
   readonly #rate: InstanceRateLimit;
+  readonly #storm: StormTracker;
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #config: NotifyConfig;
   readonly #log: Logger;
   readonly #reminderStatuses: ReadonlySet<string>;
+  /** Instances with an item between its arrival and the batcher (held, or reading filters): how many each. */
+  readonly #arriving = new Map<string, number>();
   #stopped = false;
 
   constructor(private readonly options: PipelineOptions) {
@@ -76,10 +78,43 @@ export class Pipeline {
         options.stats.rateLimited += 1;
       },
     });
+    this.#storm = new StormTracker({
+      windowMs: config['self-preservation-window'],
+      selfPreservation: config['self-preservation'],
+      stormMin: config['self-preservation-min'],
+      statusOf: (id) => {
+        const instance = options.ctx.instances.get(id);
+        return instance?.registered ? instance.statusInfo.status : undefined;
+      },
+      pending: (id) => this.#arriving.has(id) || this.#rate.holds(id) || this.#batcher.holds(id),
+      total: () => options.ctx.instances.list().length,
+      followUp: (changes) => void this.#followUp(changes),
+      recovered: (storm) => this.#stormOver(storm),
+      log: this.#log,
+    });
   }
 
   readonly handle = async (item: OutboxItem): Promise<void> => {
     if (this.#stopped || !NOTIFIED.has(item.type)) return;
+    const id = item.instance;
+    this.#arriving.set(id, (this.#arriving.get(id) ?? 0) + 1);
+    let arrived = false;
+    const arrive = () => {
+      if (arrived) return;
+      arrived = true;
+      const left = this.#arriving.get(id)! - 1;
+      if (left > 0) this.#arriving.set(id, left);
+      else this.#arriving.delete(id);
+    };
+    try {
+      return await this.#handle(item, arrive);
+    } finally {
+      arrive();
+    }
+  };
+
+  /** `handle` for an item of a notified type; `arrive` is called once the change is in the batcher (or dropped). */
+  async #handle(item: OutboxItem, arrive: () => void): Promise<void> {
     const type = item.type as NotifiedEventType;
     const { ctx, filters, reminders, stats, channels } = this.options;
     const remind = this.#config.reminder.period > 0;
@@ -115,13 +150,14 @@ export class Pipeline {
     const notification = instanceNotification(facts, { type, from, to: item.to, version: item.version, timestamp: item.timestamp }, this.options.baseUrl());
     const completion = new Completion();
     this.#rate.add({ notification, completion });
+    arrive();
     if (remind && type === 'STATUS_CHANGED' && this.#reminderStatuses.has(item.to)) {
       await reminders.begin(item.instance, { status: item.to, from, version: item.version, timestamp: item.timestamp })
         .catch((error: unknown) => this.#log.warn(`cannot record the reminder of ${item.instance}: ${messageOf(error)}`));
     }
     completion.release();
     return completion.done;
-  };
+  }
 
   /** One reminder round: every instance still in a reminder status after `reminder.period` is notified again. */
   async remind(): Promise<void> {
@@ -155,11 +191,13 @@ export class Pipeline {
     this.#stopped = true;
     this.#rate.stop();
     this.#batcher.stop();
+    this.#storm.stop();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
   }
 
   #dispatch(entries: readonly Entry[], grouped: boolean): void {
+    this.#storm.dispatched(entries.map((entry) => entry.notification));
     for (const channel of this.options.channels) {
       const accepted = entries.filter(({ notification: n }) => channel.rules.accepts(n.type, n.from, n.to));
       if (accepted.length === 0) continue;
@@ -181,6 +219,9 @@ export class Pipeline {
 
   #summarize(direction: 'lost' | 'regained', entries: readonly Entry[], total: number): void {
     const instances = new Map(entries.map(({ notification: n }) => [n.instance.id, { id: n.instance.id, name: n.instance.name }]));
+    const changes = entries.map((entry) => entry.notification);
+    const told = this.options.channels.filter((channel) => changes.some((n) => channel.rules.accepts(n.type, n.from, n.to))).map((channel) => channel.name);
+    const remaining = direction === 'lost' ? this.#storm.lost(changes, told) : this.#storm.regained(changes);
     const summary: SummaryNotification = {
       kind: 'summary',
       id: `summary-${direction}-${entries[0]!.notification.id}`,
@@ -188,16 +229,57 @@ export class Pipeline {
       direction,
       count: instances.size,
       total,
+      remaining,
       instances: [...instances.values()].slice(0, SUMMARY_LIST),
       baseUrl: this.options.baseUrl(),
     };
     this.options.stats.summaries += 1;
-    this.#log.warn(`self-preservation: ${direction === 'lost' ? 'lost' : 'regained'} contact with ${summary.count} of ${total} instances within ${this.#config['self-preservation-window']} ms; one summary instead of a message each`);
+    const still = direction === 'regained' && remaining > 0 ? `; ${remaining} still failing, the storm stays open` : '';
+    this.#log.warn(`self-preservation: ${direction} contact with ${summary.count} of ${total} instances within ${this.#config['self-preservation-window']} ms; one summary instead of a message each${still}`);
     for (const channel of this.options.channels) {
       const accepted = entries.filter(({ notification: n }) => channel.rules.accepts(n.type, n.from, n.to));
       if (accepted.length === 0) continue;
       for (const entry of accepted) entry.completion.hold();
       channel.queue.push('summary', summary, accepted.map((entry) => entry.completion));
+    }
+  }
+
+  /** The storm's instances still failing after the others came back, each told on its own (grouped with `group-window`), filters permitting. */
+  async #followUp(changes: readonly InstanceNotification[]): Promise<void> {
+    const entries: Entry[] = [];
+    for (const notification of changes) {
+      const filter = await this.options.filters.matching(notification.instance.id, notification.instance.name).catch((error: unknown) => {
+        this.#log.warn(`cannot read the notification filters (notifying anyway): ${messageOf(error)}`);
+        return undefined;
+      });
+      if (filter) {
+        this.options.stats.filtered += 1;
+        continue;
+      }
+      entries.push({ notification: { ...notification, baseUrl: this.options.baseUrl() }, completion: new Completion() });
+    }
+    if (this.#stopped || entries.length === 0) return;
+    this.#dispatch(entries, this.#config['group-window'] > 0);
+    for (const entry of entries) entry.completion.release();
+  }
+
+  /** Every instance of a storm left open by its `regained` summary is back: the channels told of the storm hear that it is over. */
+  #stormOver(storm: { count: number; instances: readonly { id: string; name: string }[]; channels: ReadonlySet<string> }): void {
+    if (this.#stopped) return;
+    const summary: SummaryNotification = {
+      kind: 'summary',
+      id: `summary-recovered-${Date.now()}`,
+      timestamp: new Date().toISOString(),
+      direction: 'recovered',
+      count: storm.count,
+      total: this.options.ctx.instances.list().length,
+      remaining: 0,
+      instances: storm.instances,
+      baseUrl: this.options.baseUrl(),
+    };
+    this.options.stats.summaries += 1;
+    for (const channel of this.options.channels) {
+      if (storm.channels.has(channel.name)) channel.queue.push('summary', summary, []);
     }
   }
 

@@ -22,9 +22,9 @@ export class ChannelStats {
   failed = 0;
   /** Attempts that failed and were tried again. */
   retries = 0;
-  /** Pending retries dropped because a newer state of the same instance arrived. */
+  /** Reminders waiting for a retry, dropped because a newer state of the same instance arrived. */
   superseded = 0;
-  /** Pending notifications replaced by a newer one of the same instance while the queue was full. */
+  /** Pending notifications replaced by a newer one of the same instance (behind a retry, or while the queue was full). */
   coalesced = 0;
   /** Refused because the queue was full and nothing could be coalesced. */
   dropped = 0;

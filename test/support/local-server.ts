@@ -8,17 +8,17 @@ export interface LocalServer {
 }
 
 /**
- * Listens on a free port of 127.0.0.1. `server.close()` alone waits for every open connection,
- * and the daemon under test keeps its connections to fake instances alive: each is tracked here
- * and destroyed on close.
+ * Listens on a free port of 127.0.0.1 (or on `port`, to start a stopped server again where it
+ * was). `server.close()` alone waits for every open connection, and the daemon under test keeps
+ * its connections to fake instances alive: each is tracked here and destroyed on close.
  */
-export async function listenLocal(server: Server): Promise<LocalServer> {
+export async function listenLocal(server: Server, port = 0): Promise<LocalServer> {
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
     async close() {

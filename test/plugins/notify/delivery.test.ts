@@ -52,6 +52,34 @@ test('500, 500, 429 with Retry-After: 1, then 200: delivered once, the same requ
   assert.match(metrics, /^vigil_notification_changes_kept_back_total\{reason="held"\} 0$/m);
 });
 
+test('a receiver stopped for many backoff periods (default max-attempts and max-age): the DOWN arrives once it is back, before the UP, with its webhook-id', async () => {
+  const port = receiver.port;
+  tk = await notifyKernel(['notify-webhook'], { notify: { delivery: FAST }, 'notify-webhook': { url: `${receiver.url}/hook` } });
+  const id = await registerInstance(tk, 'orders');
+  await setStatus(tk, id, 'UP');
+  await receiver.close();
+  await setStatus(tk, id, 'DOWN');
+  const down = tk.kernel.instances.get(id)!.version;
+  // Twelve failed attempts, each refused by the stopped receiver: more than twice the old limit of 5.
+  await eventually(async () => {
+    const stats = await channelStats();
+    return stats.failed !== 0 || (stats.retries as number) >= 12;
+  }, 'twelve retries (or giving up)', 15_000);
+  assert.is((await channelStats()).failed, 0, 'the DOWN was given up while the receiver was away');
+  assert.ok(tk.logs().some((line) => line.includes(`orders (${id}) UP → DOWN not delivered (ECONNREFUSED`)));
+  await setStatus(tk, id, 'UP');
+  const up = tk.kernel.instances.get(id)!.version;
+  await eventually(async () => (await channelStats()).queued === 2, 'the UP queued behind the DOWN');
+  receiver = await Receiver.start(port);
+  // Back, but still starting: one more refusal, then it takes them.
+  receiver.answer({ status: 503 });
+  const got = await receiver.received(3);
+  assert.equal(got.map((r) => `${r.status} ${change(r)}`), ['503 orders UP→DOWN', '200 orders UP→DOWN', '200 orders DOWN→UP']);
+  assert.equal(got.map((r) => r.headers['webhook-id']), [`${id}-${down}`, `${id}-${down}`, `${id}-${up}`]);
+  const stats = await channelStats();
+  assert.equal([stats.delivered, stats.failed, stats.superseded, stats.queued], [2, 0, 0, 0]);
+});
+
 test('a receiver down for longer than max-age: given up with an error line; max-attempts ends it too; other 4xx at once', async () => {
   const closed = await freePort();
   tk = await notifyKernel(['notify-webhook', 'notify-slack'], {
@@ -95,21 +123,26 @@ test('one lane per instance: a recovery waits for its alert in flight, never ove
   assert.equal(got.map(change), ['orders UNKNOWN→DOWN', 'orders DOWN→UP']);
 });
 
-test('a pending retry is superseded by a newer state of the same instance', async () => {
-  tk = await notifyKernel(['notify-webhook'], {
-    notify: { delivery: { 'backoff-base': '10s', 'backoff-cap': '10s' } },
-    'notify-webhook': { url: `${receiver.url}/hook` },
-  });
-  receiver.answer({ status: 500, headers: { 'retry-after': '30' } });
+test('a newer state never replaces a notification being retried: it waits behind it, and later ones are coalesced into it', async () => {
+  tk = await notifyKernel(['notify-webhook'], { notify: { delivery: FAST }, 'notify-webhook': { url: `${receiver.url}/hook` } });
+  let release!: () => void;
+  receiver.answer({ status: 500 }, { status: 200, gate: new Promise<void>((resolve) => { release = resolve; }) });
   const id = await registerInstance(tk, 'orders');
   await setStatus(tk, id, 'DOWN');
-  await receiver.received(1);
-  await eventually(async () => (await channelStats()).retries === 1, 'the retry to be scheduled');
+  // The retry is in flight (held by the receiver) when the instance changes three times.
+  await receiver.arrived(2);
   await setStatus(tk, id, 'UP');
-  const got = await receiver.received(2);
-  assert.equal(got.map((r) => `${r.status} ${change(r)}`), ['500 orders UNKNOWN→DOWN', '200 orders DOWN→UP']);
+  await setStatus(tk, id, 'OUT_OF_SERVICE');
+  await setStatus(tk, id, 'UP');
+  await eventually(async () => (await channelStats()).coalesced === 2, 'the later states coalesced behind the retry');
+  assert.is((await channelStats()).queued, 2, 'one notification behind the retry, not three');
+  release();
+  const got = await receiver.received(3);
+  assert.equal(got.map((r) => `${r.status} ${change(r)}`), ['500 orders UNKNOWN→DOWN', '200 orders UNKNOWN→DOWN', '200 orders OUT_OF_SERVICE→UP']);
+  assert.is((got[2]!.json as Body).coalesced, 2);
+  assert.equal(new Set(got.slice(0, 2).map((r) => r.headers['webhook-id'])).size, 1);
   const stats = await channelStats();
-  assert.equal([stats.delivered, stats.superseded, stats.queued], [1, 1, 0]);
+  assert.equal([stats.delivered, stats.superseded, stats.coalesced, stats.queued], [2, 0, 2, 0]);
 });
 
 test('a full queue coalesces per instance (the newest state, counted) and refuses a new instance with an error line', async () => {

@@ -125,7 +125,7 @@ test('self-preservation: 500 instances going OFFLINE in one status interval give
   const body = lost!.json as { type: string; direction: string; count: number; total: number; text: string; instances: unknown[] };
   assert.equal({ ...body, instances: body.instances.length }, {
     id: (lost!.json as { id: string }).id, type: 'SELF_PRESERVATION', timestamp: (lost!.json as { timestamp: string }).timestamp,
-    direction: 'lost', count: 500, total: 500, text: "Vigil lost contact with 500 of 500 instances — suspect the network or Vigil's host", instances: 50,
+    direction: 'lost', count: 500, total: 500, remaining: 500, text: "Vigil lost contact with 500 of 500 instances — suspect the network or Vigil's host", instances: 50,
   });
   // One comes back on its own: too few for a storm, so its own message after the window.
   await setStatus(tk, ids[0]!, 'DOWN');

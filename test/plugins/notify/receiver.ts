@@ -39,9 +39,10 @@ export class Receiver {
   /** Answers by path, before the script (e.g. one status for `/close` paths). */
   route: ((req: Received) => Answer | undefined) | undefined;
 
-  static async start(): Promise<Receiver> {
+  /** Listens on a free port, or on `port` (a receiver started again after a stop). */
+  static async start(port = 0): Promise<Receiver> {
     const receiver = new Receiver();
-    receiver.#server = await listenLocal(createServer((req, res) => receiver.#handle(req, res)));
+    receiver.#server = await listenLocal(createServer((req, res) => receiver.#handle(req, res)), port);
     return receiver;
   }
 

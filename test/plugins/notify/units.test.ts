@@ -1,8 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { InstanceEvent, OutboxItem } from '../../../core/plugin-api.js';
+import type { Attempt, InstanceEvent, InstanceNotification, Logger, Notification, NotificationChannel, OutboxItem } from '../../../core/plugin-api.js';
+import { notifySchema, type DeliverySettings } from '../../../plugins/notify/config-schema.js';
+import { DeliveryQueue } from '../../../plugins/notify/delivery-queue.js';
+import { describe } from '../../../plugins/notify/facts.js';
 import { heldChange } from '../../../plugins/notify/hold.js';
 import { TokenBucket, fullJitter, retryAfterMs } from '../../../plugins/notify/pacing.js';
+import { nextRetry } from '../../../plugins/notify/retry-policy.js';
+import { ChannelStats } from '../../../plugins/notify/stats.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
@@ -44,6 +49,99 @@ test('backoff: full jitter under an exponential bound with a cap; Retry-After as
   assert.is(retryAfterMs('soon'), undefined);
   assert.is(retryAfterMs(undefined), undefined);
 });
+
+test('retry policy with the default delivery settings: a receiver away for 10 minutes is retried until it is back; given up only past max-age', () => {
+  const defaults = (notifySchema.validateSync({}) as { delivery: DeliverySettings }).delivery;
+  assert.equal([defaults['max-attempts'], defaults['max-age'], defaults['backoff-base'], defaults['backoff-cap']], [0, 3_600_000, 1000, 300_000]);
+  const refused = { reason: 'ECONNREFUSED' };
+  for (const random of [() => 0.01, () => 0.5, () => 0.999]) {
+    // Away for 10 minutes: every failed attempt before then is followed by another, never more than backoff-cap later.
+    let now = 0;
+    let attempts = 0;
+    while (now < 600_000 && attempts < 10_000) {
+      attempts += 1;
+      const next = nextRetry(refused, attempts, 0, defaults, now, random);
+      assert.ok('retryInMs' in next, `attempt ${attempts} at ${now} ms given up: ${JSON.stringify(next)}`);
+      assert.ok(next.retryInMs >= 0 && next.retryInMs < defaults['backoff-cap']);
+      now += next.retryInMs;
+    }
+    assert.ok(attempts > 5, `only ${attempts} attempts in 10 minutes`);
+  }
+  // Never back: retried until the next wait would pass the hour, then given up, naming why.
+  let now = 0;
+  let attempts = 0;
+  for (;;) {
+    attempts += 1;
+    const next = nextRetry(refused, attempts, 0, defaults, now, () => 0.999);
+    if ('giveUp' in next) {
+      assert.is(next.giveUp, `ECONNREFUSED (after ${attempts} attempts; the next would pass max-age)`);
+      break;
+    }
+    now += next.retryInMs;
+  }
+  assert.ok(now <= 3_600_000 && now > 3_600_000 - defaults['backoff-cap'], `gave up at ${now} ms`);
+  // A wait the receiver asked for is kept as is; max-attempts, when set, ends it sooner.
+  assert.equal(nextRetry({ reason: 'HTTP 429', retryAfterMs: 30_000 }, 1, 0, defaults, 0), { retryInMs: 30_000, asked: true });
+  assert.equal(nextRetry({ reason: 'HTTP 429', retryAfterMs: 3_600_001 }, 1, 0, defaults, 0), { giveUp: 'HTTP 429 (after 1 attempt; the next would pass max-age)' });
+  assert.equal(nextRetry(refused, 3, 0, { ...defaults, 'max-attempts': 3 }, 0), { giveUp: 'ECONNREFUSED (after 3 attempts, max-attempts)' });
+});
+
+test('delivery queue: a reminder waiting for a retry gives way to a newer state; a real change never does', async () => {
+  const delivered: string[] = [];
+  const outcomes: Attempt[] = [];
+  let attempted!: () => void;
+  const channel: NotificationChannel = {
+    name: 'fake',
+    settings: { enabled: true, on: undefined, ignoreChanges: undefined, rateLimit: 0, reminders: true },
+    target: 'fake',
+    secrets: [],
+    deliver(notification: Notification) {
+      const outcome = outcomes.shift() ?? { outcome: 'delivered' };
+      if (outcome.outcome === 'delivered') delivered.push(notification.id);
+      attempted();
+      return Promise.resolve(outcome);
+    },
+  };
+  const quiet: Logger = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => quiet };
+  const defaults = (notifySchema.validateSync({}) as { delivery: DeliverySettings }).delivery;
+  const stats = new ChannelStats();
+  const tools = { send: () => Promise.resolve<Attempt>({ outcome: 'delivered' }), timeoutMs: 1000, signal: new AbortController().signal, log: quiet };
+  // A retry an hour away (as the receiver asked): only a push can move the lane on.
+  const queue = new DeliveryQueue({ channel, tools, settings: defaults, stats, log: quiet, redact: (text) => text, describe });
+  const attempt = () => new Promise<void>((resolve) => { attempted = resolve; });
+  const later = { outcome: 'retry', reason: 'HTTP 503', retryAfterMs: 3_000_000 } as const;
+  try {
+    outcomes.push(later);
+    let done = attempt();
+    queue.push('i', change('DOWN', 7, 1), []);
+    await done;
+    await Promise.resolve();
+    assert.equal([stats.retries, queue.size], [1, 1], 'the reminder waits for its retry');
+    done = attempt();
+    queue.push('i', change('UP', 8), []);
+    await done;
+    assert.equal(delivered, ['i-8']);
+    assert.equal([stats.superseded, stats.delivered, queue.size], [1, 1, 0]);
+
+    outcomes.push(later);
+    done = attempt();
+    queue.push('j', change('DOWN', 3, 0, 'j'), []);
+    await done;
+    await Promise.resolve();
+    queue.push('j', change('UP', 4, 0, 'j'), []);
+    assert.equal([stats.superseded, queue.size], [1, 2], 'the real change is kept, the newer one waits behind it');
+  } finally {
+    queue.stop();
+  }
+});
+
+function change(to: string, version: number, reminder = 0, instance = 'i'): InstanceNotification {
+  return {
+    kind: 'instance', id: `${instance}-${version}${reminder > 0 ? `-r${reminder}` : ''}`, type: 'STATUS_CHANGED', from: 'UP', to, version,
+    timestamp: at(version), reminder, coalesced: 0, baseUrl: '',
+    instance: { id: instance, name: 'orders', healthUrl: 'http://127.0.0.1:9/health', managementUrl: null, serviceUrl: null, source: null, metadata: {}, statusInfo: { status: to, details: {} } },
+  };
+}
 
 test('token bucket: a burst, then one token per 1/rate seconds', () => {
   const bucket = new TokenBucket(2, 2, 0);
