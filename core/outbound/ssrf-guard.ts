@@ -110,6 +110,24 @@ export class SsrfGuard {
     return undefined;
   }
 
+  /**
+   * Whether a call to `url` would be made: `refusalOf`, then for a name every address it resolves
+   * to now. Not a substitute for the connect-time check (the answer may change), but what a
+   * listing of addresses for someone else can go by.
+   */
+  check(url: URL): Promise<SsrfRefusedError | undefined> {
+    const refusal = this.refusalOf(url);
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (refusal || isIP(host) !== 0) return Promise.resolve(refusal);
+    return new Promise((resolve) => {
+      this.resolve(host, (error, addresses) => {
+        if (error || addresses.length === 0) return resolve(new SsrfRefusedError(`${host} does not resolve${error ? ` (${error.code ?? error.message})` : ''}`));
+        const blocked = addresses.find((entry) => !this.permits(entry.address));
+        resolve(blocked ? new SsrfRefusedError(`${host} resolves to ${blocked.address}, which is not permitted`) : undefined);
+      });
+    });
+  }
+
   /** A `lookup` for the agent's sockets that refuses internal addresses at connect time. */
   connectLookup(): LookupFunction {
     return (hostname: string, options: LookupOptions, callback) => {

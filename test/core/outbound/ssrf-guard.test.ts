@@ -150,6 +150,25 @@ test('embeddedIpv4 / ipv6Groups: every spelling of an IPv6 address, nothing read
   for (const text of ['::', '::1', '2001:db8::1', '64:ff9b:1::1', '10.0.0.1']) assert.is(embeddedIpv4(text), undefined, text);
 });
 
+test('check(): a name is judged by every address it resolves to now; one that does not resolve is refused', async () => {
+  const answers: Record<string, LookupAddress[]> = {
+    'public.example': [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }],
+    'mixed.example': [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }],
+    'empty.example': [],
+  };
+  const resolver: Resolver = (hostname, callback) => {
+    if (hostname === 'missing.example') return callback(Object.assign(new Error('queryA ENOTFOUND'), { code: 'ENOTFOUND' }), []);
+    return callback(null, answers[hostname] ?? []);
+  };
+  const guard = new SsrfGuard(settings(), resolver);
+  assert.is(await guard.check(new URL('http://public.example/')), undefined);
+  assert.is(await guard.check(new URL('https://8.8.8.8/')), undefined);
+  assert.match(String((await guard.check(new URL('http://mixed.example/')))?.message), /mixed\.example resolves to 10\.0\.0\.1/);
+  assert.match(String((await guard.check(new URL('http://missing.example/')))?.message), /missing\.example does not resolve \(ENOTFOUND\)/);
+  assert.match(String((await guard.check(new URL('http://empty.example/')))?.message), /empty\.example does not resolve$/);
+  assert.match(String((await guard.check(new URL('http://[::1]/')))?.message), /::1 is not a permitted address/);
+});
+
 test('connectLookup judges a DNS64 (AAAA 64:ff9b::/96) answer by the IPv4 address inside', async () => {
   const answers: Record<string, LookupAddress[]> = {
     'metadata.example': [{ address: '64:ff9b::a9fe:a9fe', family: 6 }],
