@@ -1,5 +1,6 @@
 import winston from 'winston';
 import type { LogFormat, LogLevel } from '../config/kernel-schema.js';
+import { escapeControlCharacters, maskUrlPasswordsIn } from './log-line.js';
 import type { Logger } from './plugin-api.js';
 
 export interface LoggerOptions {
@@ -19,6 +20,21 @@ const textFormat = winston.format.printf((record) => {
   return `${String(timestamp)} ${level.padEnd(5)} ${scope ? `[${String(scope)}] ` : ''}${String(message)}${extra ? ` ${extra}` : ''}`;
 });
 
+/** Where winston keeps the formatted line (triple-beam's MESSAGE). */
+const LINE = Symbol.for('message');
+
+/**
+ * The last step for every record: the password of every URL in the line is masked, and in the
+ * text format control characters are escaped, so a record is always exactly one line.
+ */
+const safeLine = (format: LogFormat) => winston.format((record) => {
+  const line = (record as unknown as Record<symbol, unknown>)[LINE];
+  if (typeof line !== 'string') return record;
+  const masked = maskUrlPasswordsIn(line);
+  (record as unknown as Record<symbol, unknown>)[LINE] = format === 'text' ? escapeControlCharacters(masked) : masked;
+  return record;
+})();
+
 /** The process's logger: its level can change while running (`log-level` on reload). */
 export interface RootLogger extends Logger {
   setLevel(level: LogLevel): void;
@@ -31,6 +47,7 @@ export function createLogger(options: LoggerOptions): RootLogger {
     format: winston.format.combine(
       winston.format.timestamp(),
       options.format === 'json' ? winston.format.json() : textFormat,
+      safeLine(options.format),
     ),
     transports: [new winston.transports.Stream({ stream: options.stream ?? process.stdout })],
   });

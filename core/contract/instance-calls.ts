@@ -25,6 +25,13 @@ export interface Outbound {
    * scheme or address is not permitted, checked again at connect time after DNS resolution.
    */
   createAgent(options?: Agent.Options): Dispatcher;
+  /**
+   * Why this policy would refuse a call from Vigil to `url` (with `ssrf-protection` on: its scheme,
+   * or an address the host is or resolves to; a name that does not resolve is refused too), or
+   * undefined when Vigil may call it. For a plugin that hands an instance's address to another
+   * program (`prometheus-sd`): what Vigil may not call, no one should be sent to on its word.
+   */
+  refusalOf(url: string | URL): Promise<Error | undefined>;
 }
 
 /**

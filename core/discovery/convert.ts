@@ -1,4 +1,5 @@
 import { parseRegistration } from '../store/registration.js';
+import { maskUrlPassword } from '../store/url-credentials.js';
 import type { Registration } from '../store/types.js';
 import type { DiscoveryConfig } from './config.js';
 import type { DiscoveredService } from './types.js';
@@ -28,7 +29,7 @@ export class ConversionError extends Error {}
 
 function parseServiceUri(uri: string): ServiceUri {
   const match = URI.exec(uri);
-  if (!match) throw new ConversionError(`${JSON.stringify(uri)} is not a URI of the form scheme://host[:port][/path]`);
+  if (!match) throw new ConversionError(`${JSON.stringify(maskUrlPassword(uri))} is not a URI of the form scheme://host[:port][/path]`);
   return { scheme: match[1]!, host: match[2]!, port: match[3] === undefined ? -1 : Number(match[3]), path: match[4] ?? '' };
 }
 

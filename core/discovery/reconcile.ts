@@ -4,6 +4,7 @@ import { messageOf } from '../errors.js';
 import type { Logger, Registry } from '../plugin-api.js';
 import { sameRegistration } from '../store/commands.js';
 import { instanceIdOf } from '../store/instance-id.js';
+import { maskUrlPassword } from '../store/url-credentials.js';
 import type { Registration } from '../store/types.js';
 import type { DiscoveryConfig } from './config.js';
 import { convertService } from './convert.js';
@@ -53,7 +54,7 @@ export function desiredSet(entries: readonly Discovered[], config: DiscoveryConf
       if ('registration' in entry) registration = entry.registration.source === 'discovery' ? entry.registration : { ...entry.registration, source: 'discovery' };
       else registration = convertService(entry, config);
     } catch (error) {
-      problems.push(`${listed.name} at ${'uri' in listed ? listed.uri : listed.healthUrl}: ${messageOf(error)}`);
+      problems.push(`${listed.name} at ${maskUrlPassword('uri' in listed ? listed.uri : listed.healthUrl)}: ${messageOf(error)}`);
       continue;
     }
     let id = ids.get(registration);
@@ -62,6 +63,13 @@ export function desiredSet(entries: readonly Discovered[], config: DiscoveryConf
     if (!registrations.has(id)) registrations.set(id, registration);
   }
   return { registrations, problems };
+}
+
+/** What a run changed, and how many instances the source held before and holds after it (withheld removals still held). */
+export interface Reconciled {
+  readonly diff: RunDiff;
+  readonly ownedBefore: number;
+  readonly ownedAfter: number;
 }
 
 export interface ReconcileInput {
@@ -91,7 +99,7 @@ export interface ReconcileInput {
  * `max-removal` of the source's instances records its removal and applies it only when the next
  * run that read the source afresh would remove exactly the same instances.
  */
-export async function reconcile(input: ReconcileInput): Promise<RunDiff> {
+export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
   const { source, instances, state, fence, log } = input;
   const sets = await readState(state, source);
   const owned = new Set<string>();
@@ -148,7 +156,7 @@ export async function reconcile(input: ReconcileInput): Promise<RunDiff> {
       if (sets.pending.length > 0) await state.delete(pendingKey(source));
     }
     done = true;
-    return { added, updated, removed, kept, withheld, untouched };
+    return { diff: { added, updated, removed, kept, withheld, untouched }, ownedBefore: before.length, ownedAfter: owned.size };
   } finally {
     // After a failure part of the run is applied: keep claiming everything claimed before too, so
     // nothing this source registered is orphaned; a later run removes what it no longer lists.

@@ -134,15 +134,20 @@ export class DiscoveryRunner {
       this.#reportProblems(desired.problems);
       const lease = this.#lease!;
       if (!lease.held || lease.token === undefined) return;
-      const diff = await reconcile({
+      const { diff, ownedBefore, ownedAfter } = await reconcile({
         source: ctx.name, desired, config: ctx.config, instances: ctx.instances, state: this.#state!,
         fence: { lease: ctx.name, token: lease.token }, log: ctx.log, confirms: reason !== 'change', signal: ctx.signal,
       });
       if (this.#lastError !== undefined) ctx.log.info('the source answers again');
       this.#lastError = undefined;
-      if (diff.added + diff.updated + diff.removed + diff.withheld > 0) {
-        ctx.log.info(`run (${reason}): ${diff.added} added, ${diff.updated} updated, ${diff.removed} removed, ${diff.kept} kept`
-          + `${diff.withheld > 0 ? `, ${diff.withheld} removals withheld` : ''}${diff.untouched > 0 ? `, ${diff.untouched} left to another registrant` : ''}`);
+      const untouched = diff.untouched > 0 ? `, ${diff.untouched} left to another registrant` : '';
+      if (diff.withheld > 0) {
+        // The withheld instances stay registered: the line says so, never "0 kept" for a source that keeps them all.
+        const changes = diff.added + diff.updated + diff.kept > 0 ? `; ${diff.added} added, ${diff.updated} updated, ${diff.kept} unchanged` : '';
+        ctx.log.info(`run (${reason}): would remove ${diff.withheld} of ${ownedBefore}, keeping ${ownedAfter} (more than max-removal `
+          + `${Math.round(ctx.config['max-removal'] * 100)}%: withheld until the next run agrees)${changes}${untouched}`);
+      } else if (diff.added + diff.updated + diff.removed > 0) {
+        ctx.log.info(`run (${reason}): ${diff.added} added, ${diff.updated} updated, ${diff.removed} removed, ${diff.kept} kept${untouched}`);
       } else {
         ctx.log.debug(`run (${reason}): no change, ${diff.kept} kept`);
       }

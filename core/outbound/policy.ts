@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { Instance } from '../store/types.js';
 import { instanceAuthorization, type InstanceAuthSettings } from '../store/credentials.js';
-import { SsrfGuard, type SsrfSettings } from './ssrf-guard.js';
+import { SsrfGuard, SsrfRefusedError, type SsrfSettings } from './ssrf-guard.js';
 
 export interface OutboundSettings {
   readonly ssrf: SsrfSettings;
@@ -54,6 +54,17 @@ export class OutboundPolicy {
    * SSRF protection forbids its scheme or address, re-checked at connect time for names, and sent
    * with Vigil's User-Agent.
    */
+  async refusalOf(url: string | URL): Promise<Error | undefined> {
+    if (!this.#guard) return undefined;
+    let parsed: URL;
+    try {
+      parsed = typeof url === 'string' ? new URL(url) : url;
+    } catch {
+      return new SsrfRefusedError(`${JSON.stringify(String(url))} is not a URL`);
+    }
+    return this.#guard.check(parsed);
+  }
+
   createAgent(options: Agent.Options = {}): Dispatcher {
     const guard = this.#guard;
     const connect = guard ? { ...(typeof options.connect === 'object' ? options.connect : {}), lookup: guard.connectLookup() } : options.connect;

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { parseCidr } from './cidr.js';
+import { embeddedIpv4 } from './embedded-ipv4.js';
 
 export interface SsrfSettings {
   readonly enabled: boolean;
@@ -27,9 +28,12 @@ export class SsrfRefusedError extends Error {
 }
 
 /**
- * Internal address ranges a call must not reach (Spring's "external addresses only" filter):
- * unspecified, loopback, link-local, RFC 1918, and IPv6 unique-local. IPv4-mapped IPv6
- * addresses (`::ffff:127.0.0.1`) match the IPv4 rules, as BlockList checks them.
+ * Internal address ranges a call must not reach (Spring's "external addresses only" filter, and
+ * more): unspecified, loopback, link-local, RFC 1918, shared address space (RFC 6598, carrier-grade
+ * NAT, also used by cloud metadata services), IPv6 unique-local and the deprecated site-local
+ * range, and the NAT64 (RFC 6052) and 6to4 (RFC 3056) prefixes, whose translators and relays may
+ * sit inside the network. An IPv6 address that carries an IPv4 address is also judged by the IPv4
+ * rules (see `permits`).
  */
 const INTERNAL: readonly [string, number, 'ipv4' | 'ipv6'][] = [
   ['0.0.0.0', 8, 'ipv4'],
@@ -38,10 +42,14 @@ const INTERNAL: readonly [string, number, 'ipv4' | 'ipv6'][] = [
   ['10.0.0.0', 8, 'ipv4'],
   ['172.16.0.0', 12, 'ipv4'],
   ['192.168.0.0', 16, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'],
   ['::', 128, 'ipv6'],
   ['::1', 128, 'ipv6'],
   ['fe80::', 10, 'ipv6'],
+  ['fec0::', 10, 'ipv6'],
   ['fc00::', 7, 'ipv6'],
+  ['64:ff9b::', 96, 'ipv6'],
+  ['2002::', 16, 'ipv6'],
 ];
 
 /**
@@ -70,12 +78,27 @@ export class SsrfGuard {
     this.#schemes = new Set(settings['allowed-schemes'].map((scheme) => scheme.toLowerCase()));
   }
 
-  /** Whether a call may go to this address. */
+  /**
+   * Whether a call may go to this address: inside `allowed-cidrs`, or outside the internal ranges.
+   * An IPv6 address carrying an IPv4 one is judged by that IPv4 address: the IPv4-mapped and
+   * IPv4-compatible forms are that address on the wire, so its verdict is theirs (an IPv6 entry
+   * of `allowed-cidrs` may still allow one); a NAT64 or 6to4 address needs both its IPv4 address
+   * permitted and its own prefix allowed (`64:ff9b::/96` in `allowed-cidrs` for a DNS64 network).
+   */
   permits(address: string): boolean {
-    const version = isIP(address);
+    const bare = address.replace(/%.*$/, '');
+    const version = isIP(bare);
     if (version === 0) return false;
-    const family = version === 4 ? 'ipv4' : 'ipv6';
-    return this.#allowed.check(address, family) || !this.#internal.check(address, family);
+    if (version === 4) return this.#permitsIpv4(bare);
+    const embedded = embeddedIpv4(bare);
+    const allowed = this.#allowed.check(bare, 'ipv6');
+    if (!embedded) return allowed || !this.#internal.check(bare, 'ipv6');
+    if (embedded.embedding === 'mapped' || embedded.embedding === 'compatible') return allowed || this.#permitsIpv4(embedded.ipv4);
+    return this.#permitsIpv4(embedded.ipv4) && (allowed || !this.#internal.check(bare, 'ipv6'));
+  }
+
+  #permitsIpv4(address: string): boolean {
+    return this.#allowed.check(address, 'ipv4') || !this.#internal.check(address, 'ipv4');
   }
 
   /** Why a call to `url` is refused before any lookup (its scheme, or an IP literal host), or undefined. */
@@ -85,6 +108,24 @@ export class SsrfGuard {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(host) !== 0 && !this.permits(host)) return new SsrfRefusedError(`${host} is not a permitted address`);
     return undefined;
+  }
+
+  /**
+   * Whether a call to `url` would be made: `refusalOf`, then for a name every address it resolves
+   * to now. Not a substitute for the connect-time check (the answer may change), but what a
+   * listing of addresses for someone else can go by.
+   */
+  check(url: URL): Promise<SsrfRefusedError | undefined> {
+    const refusal = this.refusalOf(url);
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (refusal || isIP(host) !== 0) return Promise.resolve(refusal);
+    return new Promise((resolve) => {
+      this.resolve(host, (error, addresses) => {
+        if (error || addresses.length === 0) return resolve(new SsrfRefusedError(`${host} does not resolve${error ? ` (${error.code ?? error.message})` : ''}`));
+        const blocked = addresses.find((entry) => !this.permits(entry.address));
+        resolve(blocked ? new SsrfRefusedError(`${host} resolves to ${blocked.address}, which is not permitted`) : undefined);
+      });
+    });
   }
 
   /** A `lookup` for the agent's sockets that refuses internal addresses at connect time. */

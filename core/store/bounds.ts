@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { withoutControlCharacters } from './status.js';
 import type { EventDraft, Instance, StatusInfo } from './types.js';
 
 /** Longest status string kept; an instance can report any string, and each one is held in events. */
@@ -9,10 +10,13 @@ export const TRUNCATED_KEY = 'vigil.truncated';
 const NAMED_KEYS = 20;
 
 /**
- * The status with its string cut to `MAX_STATUS_LENGTH`, the cut noted in the details. Commands
- * compare the cut form, so a long status that does not change records nothing.
+ * The status without control characters (whoever reported it) and with its string cut to
+ * `MAX_STATUS_LENGTH`, the cut noted in the details. Commands compare this form, so a long status
+ * that does not change records nothing.
  */
-export function boundStatus(statusInfo: StatusInfo): StatusInfo {
+export function boundStatus(reported: StatusInfo): StatusInfo {
+  const status = withoutControlCharacters(reported.status);
+  const statusInfo = status === reported.status ? reported : { status, details: reported.details };
   if (statusInfo.status.length <= MAX_STATUS_LENGTH) return statusInfo;
   return {
     status: statusInfo.status.slice(0, MAX_STATUS_LENGTH),

@@ -19,33 +19,61 @@ export function labelName(prefix: string, key: string): string {
   return `${prefix}${key.replace(INVALID_LABEL_CHARS, '_')}`;
 }
 
+/** Where Prometheus scrapes an instance, and whether that is a detected endpoint. */
+export interface ScrapeTarget {
+  readonly url: URL;
+  /** Only a detected endpoint's query is passed on (as `__param_<name>`). */
+  readonly detected: boolean;
+}
+
 /**
  * Where Prometheus scrapes an instance: its detected `prometheus` endpoint; else the management
  * URL + `/prometheus`; else `prometheus` next to the health URL (`.../actuator/health` gives
- * `.../actuator/prometheus`). Undefined when that is no http(s) URL.
+ * `.../actuator/prometheus`). Undefined when that is no http(s) URL. The registered URLs' query
+ * and fragment are left behind: a registrant could otherwise make Prometheus call any path of
+ * its host with any parameters (`?confirm=yes&token=...`), with Prometheus's credentials.
  */
-export function scrapeUrl(instance: Instance): URL | undefined {
+export function scrapeTarget(instance: Instance): ScrapeTarget | undefined {
   const registration = instance.registration!;
   const detected = instance.endpoints.find((endpoint) => endpoint.id === 'prometheus')?.url;
   const management = registration.managementUrl?.trim();
   let url: URL;
   try {
-    url = detected ? new URL(detected) : management ? new URL(`${management.replace(/\/+$/, '')}/prometheus`) : new URL('prometheus', registration.healthUrl);
+    if (detected) {
+      url = new URL(detected);
+    } else if (management) {
+      url = new URL(management);
+      url.pathname = `${url.pathname.replace(/\/+$/, '')}/prometheus`;
+    } else {
+      url = new URL('prometheus', registration.healthUrl);
+    }
   } catch {
     return undefined;
   }
-  return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (!detected) {
+    url.search = '';
+    url.hash = '';
+  }
+  return { url, detected: detected !== undefined };
+}
+
+/** `scheme://host` of a target: what the outbound policy judges (the port does not matter to it). */
+export function policyKey(url: URL): string {
+  return `${url.protocol}//${url.hostname}`;
 }
 
 /**
  * One target group per instance: the address, scheme and path Prometheus scrapes, and the
- * instance as `__meta_vigil_*` labels for relabelling. Every value goes through the JSON views
- * (`metadata-keys-to-sanitize` applies); URLs lose their userinfo, in metadata and tags too. The
- * scrape URL's credentials are never passed on: Prometheus scrapes with its own.
+ * instance as `__meta_vigil_*` labels for relabelling. Metadata and tags become labels only when
+ * `metadataLabels` names their key (`tags.<key>` for a tag): what `/instances` shows is not for
+ * whoever reads the targets. Every value goes through the JSON views (`metadata-keys-to-sanitize`
+ * applies); URLs lose their userinfo, in metadata and tags too. The scrape URL's credentials are
+ * never passed on: Prometheus scrapes with its own.
  */
-export function targetGroup(instance: Instance, views: JsonViews): TargetGroup | undefined {
-  const url = scrapeUrl(instance);
-  if (!url) return undefined;
+export function targetGroup(instance: Instance, views: JsonViews, metadataLabels: ReadonlySet<string> = new Set(), target = scrapeTarget(instance)): TargetGroup | undefined {
+  if (!target) return undefined;
+  const { url } = target;
   const registration = views.registration(instance.registration!);
   const labels: Record<string, string> = {
     __scheme__: url.protocol.slice(0, -1),
@@ -57,16 +85,18 @@ export function targetGroup(instance: Instance, views: JsonViews): TargetGroup |
   if (registration.serviceUrl) labels.__meta_vigil_service_url = withoutUserinfo(instance.registration!.serviceUrl!);
   if (instance.buildVersion) labels.__meta_vigil_build_version = instance.buildVersion;
   // Query parameters of a detected endpoint travel as Prometheus's `__param_<name>`.
-  for (const [name, value] of url.searchParams) if (/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) labels[`__param_${name}`] ??= value;
-  addAll(labels, '__meta_vigil_tag_', views.instance(instance).tags as Record<string, string>);
-  // `tags.*` metadata is already there as tags: a fleet's answer stays smaller than /instances.
-  addAll(labels, '__meta_vigil_metadata_', registration.metadata as Record<string, string>, (key) => !TAG_KEY.test(key));
+  if (target.detected) for (const [name, value] of url.searchParams) if (/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) labels[`__param_${name}`] ??= value;
+  if (metadataLabels.size > 0) {
+    addAll(labels, '__meta_vigil_tag_', views.instance(instance).tags as Record<string, string>, (key) => metadataLabels.has(`tags.${key}`));
+    // `tags.*` metadata is there as tags only: a fleet's answer stays smaller than /instances.
+    addAll(labels, '__meta_vigil_metadata_', registration.metadata as Record<string, string>, (key) => !TAG_KEY.test(key) && metadataLabels.has(key));
+  }
   // `hostname` keeps an IPv6 address in brackets, as a target needs it.
   return { targets: [`${url.hostname}:${url.port || DEFAULT_PORTS[url.protocol]}`], labels };
 }
 
 /** Adds sanitised names in key order; when two keys sanitise to one name, the first keeps it. */
-function addAll(labels: Record<string, string>, prefix: string, values: Readonly<Record<string, string>>, keep: (key: string) => boolean = () => true): void {
+function addAll(labels: Record<string, string>, prefix: string, values: Readonly<Record<string, string>>, keep: (key: string) => boolean): void {
   for (const key of Object.keys(values).filter(keep).sort()) {
     const name = labelName(prefix, key);
     if (labels[name] === undefined) labels[name] = withoutUserinfo(values[key]!);

@@ -32,12 +32,12 @@ export function proxyApi(services: Services, methods: readonly HttpMethod[]): vo
     responses: {
       ...(withRest ? {
         200: {
-          description: 'One result per instance',
+          description: 'One result per instance. An answer left out because the fan-out\'s answers reached proxy.fan-out-max-bytes is status 502 with cut: true and a message. Beyond proxy.max-concurrent-fan-outs the request is refused with 503 and Retry-After.',
           content: {
             'application/json': {
               schema: {
                 type: 'array',
-                items: { type: 'object', required: ['instanceId', 'status'], properties: { instanceId: { type: 'string' }, status: { type: 'integer' }, body: {}, contentType: { type: ['string', 'null'] } } },
+                items: { type: 'object', required: ['instanceId', 'status'], properties: { instanceId: { type: 'string' }, status: { type: 'integer' }, body: {}, contentType: { type: ['string', 'null'] }, cut: { type: 'boolean' }, message: { type: 'string' } } },
               },
             },
           },

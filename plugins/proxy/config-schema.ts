@@ -18,6 +18,13 @@ export const proxyConfigSchema = yup.object({
   /** Longest silence between two body chunks of a streamed response; 0 turns it off. */
   'body-idle-timeout': duration().min(0).default(60_000),
   'ignored-headers': yup.array(yup.string().trim().min(1).required()).default([...DEFAULT_IGNORED_HEADERS]),
+  /**
+   * All the answers one fan-out holds, together: past it the answers still arriving are left out
+   * (each named in the result), so a large application cannot make one request hold gigabytes.
+   */
+  'fan-out-max-bytes': yup.number().integer().min(1).default(32 * 1024 * 1024),
+  /** Fan-outs served at once; the next one gets 503 with Retry-After. With the budget above, a bound on their memory. */
+  'max-concurrent-fan-outs': yup.number().integer().min(1).max(1024).default(4),
   /** `/applications/{name}/actuator/**`: how many instances are called at once, and how much of each answer is kept. */
   'fan-out': yup.object({
     concurrency: yup.number().integer().min(1).max(256).default(8),

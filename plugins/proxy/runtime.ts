@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { HttpError, type Logger, type Outbound } from '../../core/plugin-api.js';
 import type { ProxyConfig } from './config-schema.js';
 import { Exchange } from './exchange.js';
+import { FanOutSlots } from './fan-out-limits.js';
 import { ignoredSet } from './headers.js';
 import type { TargetResolver } from './resolve-target.js';
 
@@ -16,6 +17,8 @@ export class ProxyRuntime {
   readonly ignored: ReadonlySet<string>;
   /** Parent of every in-flight exchange; aborted (cause `shutdown`) when the kernel stops. */
   readonly calls = new Exchange();
+  /** The fan-outs running now, at most `max-concurrent-fan-outs`. */
+  readonly fanOuts: FanOutSlots;
   #agent: Dispatcher | undefined;
 
   constructor(
@@ -26,6 +29,7 @@ export class ProxyRuntime {
     readonly outbound: Outbound,
   ) {
     this.ignored = ignoredSet(config['ignored-headers']);
+    this.fanOuts = new FanOutSlots(config['max-concurrent-fan-outs']);
   }
 
   open(): void {

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { MAX_STATUS_LENGTH, TRUNCATED_KEY, boundDraft, boundObject, boundStatus } from '../../core/store/bounds.js';
 import { changeStatusCommand } from '../../core/store/commands.js';
 import { emptyInstance } from '../../core/store/instance.js';
+import { statusInfo } from '../../core/store/status.js';
 
 test('a status over 64 characters is cut and the cut is said in the details; a short one is the same object', () => {
   const short = { status: 'UP', details: {} };
@@ -36,6 +37,15 @@ test('a long status reported again is no change: the command compares the cut fo
   const instance = { ...emptyInstance('i'), registered: true, statusInfo: boundStatus({ status: 'Y'.repeat(80), details: {} }) };
   assert.is(changeStatusCommand({ status: 'Y'.repeat(80), details: {} })(instance), null);
   assert.ok(changeStatusCommand({ status: 'Y'.repeat(81), details: {} })(instance) === null, 'the same first 64 characters are the same status');
+});
+
+test('a status reaches the store without control characters, whoever reports it; the cut form is compared', () => {
+  assert.equal(boundStatus({ status: 'DOWN\r\nBCC: x@example.com\u0085\u2029', details: { a: 1 } }), { status: 'DOWNBCC: x@example.com', details: { a: 1 } });
+  assert.is(statusInfo('up\n').status, 'UP');
+  const instance = { ...emptyInstance('i'), registered: true, statusInfo: statusInfo('DOWN') };
+  assert.is(changeStatusCommand({ status: 'DOWN\r\n', details: {} })(instance), null, 'DOWN with a line break is DOWN');
+  const draft = boundDraft({ type: 'STATUS_CHANGED', statusInfo: { status: 'UP\u0000', details: {} } }, 1024);
+  assert.ok(draft.type === 'STATUS_CHANGED' && draft.statusInfo.status === 'UP');
 });
 
 test.run();

@@ -113,6 +113,35 @@ test('removal guard: more than max-removal waits for the next run to agree, then
     assert.equal(registered(kernel), []);
   }, [service('orders', 'a'), service('orders', 'b')]));
 
+test('a withheld removal logs what it would do and what it keeps: "would remove 20 of 20, keeping 20"', () =>
+  withSource({ 'max-removal': '50%' }, async ({ kernel, runs, script, changed }) => {
+    const all = Array.from({ length: 20 }, (_, i) => service('orders', `h${i}`));
+    script.entries = [];
+    let mark = runs.mark();
+    changed();
+    assert.equal((await runs.applied(SOURCE, mark)).diff, { added: 0, updated: 0, removed: 0, kept: 0, withheld: 20, untouched: 0 });
+    const info = (text: string) => kernel.logs().filter((line) => line.includes(' info ') && line.includes(text));
+    assert.is(info('run (change): would remove 20 of 20, keeping 20 (more than max-removal 50%: withheld until the next run agrees)').length, 1, kernel.logs().join('\n'));
+    assert.equal(kernel.logs().filter((line) => line.includes('run (change)') && line.includes('kept')), [], 'no "0 kept" while all 20 are kept');
+
+    script.entries = [...all.slice(0, 5), service('billing', 'new')];
+    mark = runs.mark();
+    changed();
+    assert.equal((await runs.applied(SOURCE, mark)).diff, { added: 1, updated: 0, removed: 0, kept: 5, withheld: 15, untouched: 0 });
+    assert.is(info('run (change): would remove 15 of 20, keeping 21 (more than max-removal 50%: withheld until the next run agrees); 1 added, 0 updated, 5 unchanged').length, 1, kernel.logs().join('\n'));
+    assert.is(registered(kernel).length, 21);
+  }, Array.from({ length: 20 }, (_, i) => service('orders', `h${i}`))));
+
+test('a listed instance that cannot be registered is reported with its URL\'s password masked', () =>
+  withSource({}, async ({ kernel, runs, script, changed }) => {
+    script.entries = [service('orders', 'a'), { name: 'orders', uri: 'http://ops:RUNNER-SECRET@10.9.0.1:bad', metadata: {} }];
+    const mark = runs.mark();
+    changed();
+    await runs.applied(SOURCE, mark);
+    assert.ok(kernel.logs().some((line) => line.includes('skipped 1 listed instance(s)') && line.includes('orders at http://ops:******@10.9.0.1:bad')), kernel.logs().join('\n'));
+    for (const line of kernel.logs()) assert.not.ok(line.includes('RUNNER-SECRET'), line);
+  }));
+
 test('removal guard: a next run that disagrees cancels the pending removal; a watch-triggered run never confirms', () =>
   withSource({ 'max-removal': '25%' }, async ({ kernel, runs, script, changed }) => {
     const all = ['a', 'b', 'c', 'd'].map((host) => service('orders', host));

@@ -40,4 +40,13 @@ test('isOwnOrigin compares origins, not prefixes', () => {
   assert.not.ok(policy.isOwnOrigin(instance, 'http://shop:8080/'));
 });
 
+test('refusalOf: nothing refused with ssrf-protection off; with it on, what a call would meet', async () => {
+  assert.is(await testOutbound().refusalOf('http://127.0.0.1/'), undefined);
+  const guarded = testOutbound({ ssrf: { enabled: true } });
+  assert.match(String((await guarded.refusalOf('http://127.0.0.1:9/x'))?.message), /SSRF protection: 127\.0\.0\.1 is not a permitted address/);
+  assert.match(String((await guarded.refusalOf('not a url'))?.message), /"not a url" is not a URL/);
+  assert.match(String((await guarded.refusalOf(new URL('ftp://public.example/')))?.message), /disallowed scheme 'ftp'/);
+  assert.is(await guarded.refusalOf('https://93.184.216.34/'), undefined);
+});
+
 test.run();

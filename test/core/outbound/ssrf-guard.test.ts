@@ -2,6 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../../core/plugin-api.js';
+import { embeddedIpv4, ipv6Groups } from '../../../core/outbound/embedded-ipv4.js';
 import { SSRF_REFUSED, SsrfGuard, type Resolver } from '../../../core/outbound/ssrf-guard.js';
 import { startTestKernel } from '../../../core/testing.js';
 import { Exchange } from '../../../plugins/proxy/exchange.js';
@@ -92,6 +93,94 @@ test('the address filter: internal ranges refused, public ones and allowed CIDRs
   for (const address of ['8.8.8.8', '172.15.0.1', '172.32.0.1', '2606:4700::1111', '10.1.2.3', '2001:db8::1']) {
     assert.ok(guard.permits(address), address);
   }
+});
+
+test('SSRF ranges: shared address space (100.64/10), site-local (fec0::/10), NAT64 and 6to4 prefixes are internal', () => {
+  const guard = new SsrfGuard(settings());
+  for (const address of ['100.64.0.1', '100.100.100.200', '100.127.255.255', 'fec0::1', 'feff:ffff::1', '64:ff9b::808:808', '2002:808:808::1']) {
+    assert.not.ok(guard.permits(address), address);
+  }
+  for (const address of ['100.63.255.255', '100.128.0.0', 'fe00::1', '2003::1', '64:ff9c::808:808']) {
+    assert.ok(guard.permits(address), address);
+  }
+});
+
+test('IPv4 inside IPv6 is judged by the IPv4 rules: mapped, compatible, NAT64 (64:ff9b::/96) and 6to4 (2002::/16, bits 16-48)', () => {
+  const guard = new SsrfGuard(settings());
+  const internal = [
+    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '::ffff:100.64.0.1', // IPv4-mapped
+    '::127.0.0.1', '::7f00:1', '::a00:1', '::169.254.169.254', '::c0a8:101', // IPv4-compatible
+    '64:ff9b::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '64:ff9b::ac10:1', // NAT64
+    '2002:7f00:1::', '2002:7f00:1:1234::1', '2002:a9fe:a9fe::', '2002:c0a8:101:ffff:ffff:ffff:ffff:ffff', // 6to4
+  ];
+  for (const address of internal) assert.not.ok(guard.permits(address), address);
+  for (const url of ['http://[::ffff:127.0.0.1]/', 'http://[::127.0.0.1]/', 'http://[64:ff9b::169.254.169.254]/latest', 'http://[2002:7f00:1::1]:8080/']) {
+    assert.is(guard.refusalOf(new URL(url))?.code, SSRF_REFUSED, url);
+  }
+  // Public IPv4 inside: mapped and compatible forms are that IPv4 address on the wire.
+  for (const address of ['::ffff:8.8.8.8', '::ffff:808:808', '::8.8.8.8']) assert.ok(guard.permits(address), address);
+
+  // allowed-cidrs: an IPv4 entry permits the mapped and compatible forms of its addresses; the
+  // NAT64 and 6to4 prefixes need an IPv6 entry of their own, and even then an internal IPv4
+  // address inside is refused unless an IPv4 entry allows it.
+  const allowing = new SsrfGuard(settings({ 'allowed-cidrs': ['10.1.0.0/16', '64:ff9b::/96', '2002::/16'] }));
+  for (const address of ['::ffff:10.1.2.3', '::10.1.2.3', '64:ff9b::808:808', '64:ff9b::10.1.2.3', '2002:808:808::1', '2002:a01:203::1']) {
+    assert.ok(allowing.permits(address), address);
+  }
+  for (const address of ['::ffff:10.2.0.1', '::10.2.0.1', '64:ff9b::127.0.0.1', '64:ff9b::10.2.0.1', '2002:7f00:1::', '2002:a9fe:a9fe::1', '::1', '::']) {
+    assert.not.ok(allowing.permits(address), address);
+  }
+  const ipv4Only = new SsrfGuard(settings({ 'allowed-cidrs': ['10.1.0.0/16'] }));
+  assert.not.ok(ipv4Only.permits('64:ff9b::10.1.2.3'), 'NAT64 itself is not allowed');
+  assert.not.ok(ipv4Only.permits('2002:a01:203::1'), '6to4 itself is not allowed');
+});
+
+test('embeddedIpv4 / ipv6Groups: every spelling of an IPv6 address, nothing read from what is not one', () => {
+  assert.equal(ipv6Groups('2002:7f00:1::'), [0x2002, 0x7f00, 1, 0, 0, 0, 0, 0]);
+  assert.equal(ipv6Groups('[::ffff:127.0.0.1]'), [0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]);
+  assert.equal(ipv6Groups('fe80::1%eth0'), [0xfe80, 0, 0, 0, 0, 0, 0, 1]);
+  assert.equal(ipv6Groups('1:2:3:4:5:6:7:8'), [1, 2, 3, 4, 5, 6, 7, 8]);
+  for (const text of ['127.0.0.1', '1::2::3', '1:2:3:4:5:6:7', '1:2:3:4:5:6:7:8:9', '1:2:3:4::5:6:7:8', '::1.2.3', '::1.2.3.256', '::g', '::12345']) {
+    assert.is(ipv6Groups(text), undefined, text);
+  }
+  assert.equal(embeddedIpv4('::ffff:a9fe:a9fe'), { ipv4: '169.254.169.254', embedding: 'mapped' });
+  assert.equal(embeddedIpv4('::0.0.0.2'), { ipv4: '0.0.0.2', embedding: 'compatible' });
+  assert.equal(embeddedIpv4('64:ff9b::c000:221'), { ipv4: '192.0.2.33', embedding: 'nat64' });
+  assert.equal(embeddedIpv4('2002:c000:221:1::1'), { ipv4: '192.0.2.33', embedding: '6to4' });
+  for (const text of ['::', '::1', '2001:db8::1', '64:ff9b:1::1', '10.0.0.1']) assert.is(embeddedIpv4(text), undefined, text);
+});
+
+test('check(): a name is judged by every address it resolves to now; one that does not resolve is refused', async () => {
+  const answers: Record<string, LookupAddress[]> = {
+    'public.example': [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }],
+    'mixed.example': [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }],
+    'empty.example': [],
+  };
+  const resolver: Resolver = (hostname, callback) => {
+    if (hostname === 'missing.example') return callback(Object.assign(new Error('queryA ENOTFOUND'), { code: 'ENOTFOUND' }), []);
+    return callback(null, answers[hostname] ?? []);
+  };
+  const guard = new SsrfGuard(settings(), resolver);
+  assert.is(await guard.check(new URL('http://public.example/')), undefined);
+  assert.is(await guard.check(new URL('https://8.8.8.8/')), undefined);
+  assert.match(String((await guard.check(new URL('http://mixed.example/')))?.message), /mixed\.example resolves to 10\.0\.0\.1/);
+  assert.match(String((await guard.check(new URL('http://missing.example/')))?.message), /missing\.example does not resolve \(ENOTFOUND\)/);
+  assert.match(String((await guard.check(new URL('http://empty.example/')))?.message), /empty\.example does not resolve$/);
+  assert.match(String((await guard.check(new URL('http://[::1]/')))?.message), /::1 is not a permitted address/);
+});
+
+test('connectLookup judges a DNS64 (AAAA 64:ff9b::/96) answer by the IPv4 address inside', async () => {
+  const answers: Record<string, LookupAddress[]> = {
+    'metadata.example': [{ address: '64:ff9b::a9fe:a9fe', family: 6 }],
+    'public.example': [{ address: '64:ff9b::5db8:d822', family: 6 }],
+  };
+  const resolver: Resolver = (hostname, callback) => callback(null, answers[hostname] ?? []);
+  const guard = new SsrfGuard(settings({ 'allowed-cidrs': ['64:ff9b::/96'] }), resolver);
+  const lookup = (hostname: string) => new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((resolve) => {
+    guard.connectLookup()(hostname, { all: true }, (error, address) => resolve({ error, address }));
+  });
+  assert.is((await lookup('metadata.example')).error?.code, SSRF_REFUSED);
+  assert.equal((await lookup('public.example')).address, answers['public.example']);
 });
 
 test('refusalOf(): IP literals in any spelling and disallowed schemes; names are left to the connection', () => {

@@ -68,6 +68,19 @@ test('an entry that is wrong refuses the whole file, naming each entry by line a
     assert.equal(registered(kernel), ORDERS);
   }));
 
+test('a URL with a password is never logged or reported in clear, in either form of entry', () =>
+  withFile(TWO, {}, async (kernel, runs, path) => {
+    await runs.applied(SOURCE);
+    const mark = runs.mark();
+    await writeAtomically(path, `${TWO}- name: orders\n  url: http://ops:FILE-SECRET-1@10.2.0.3:8080\n- name: orders\n  healthUrl: "http:ops:FILE-SECRET-2@10.2.0.4/health"\n`);
+    const run = await runs.failed(SOURCE, mark);
+    assert.ok(run.error!.includes('http://ops:******@10.2.0.3:8080'), run.error);
+    const warnings = kernel.logs().filter((line) => line.includes('warn'));
+    assert.ok(warnings.some((line) => line.includes('http://ops:******@10.2.0.3:8080')), warnings.join('\n'));
+    for (const line of kernel.logs()) assert.not.ok(/FILE-SECRET/.test(line), line);
+    assert.equal(registered(kernel), ORDERS);
+  }));
+
 test('a deleted file keeps the set (missing: keep); an empty file is an error, not an empty list', () =>
   withFile(TWO, {}, async (kernel, runs, path) => {
     await runs.applied(SOURCE);

@@ -51,6 +51,21 @@ test('a status in the body wins on 503; then text, empty and status-less JSON 50
   }
 });
 
+test('control characters in a reported status are removed on arrival: "DOWN\\r\\nBCC: ..." is one plain status', async () => {
+  const fake = await FakeActuator.start();
+  const tk = await monitorKernel();
+  try {
+    fake.setHealth(503, { status: 'down\r\nBCC: victim@example.com\u0000\u001b[2J\u2028' });
+    const id = await registerFake(tk, fake, 'crlf-app');
+    const event = await statusEvent(tk, id, 'DOWNBCC: VICTIM@EXAMPLE.COM[2J');
+    assert.is(tk.kernel.instances.get(id)!.statusInfo.status, 'DOWNBCC: VICTIM@EXAMPLE.COM[2J');
+    assert.is(event.statusInfo.status, 'DOWNBCC: VICTIM@EXAMPLE.COM[2J');
+  } finally {
+    await tk.stop();
+    await fake.close();
+  }
+});
+
 test('plain 200 without a body is UP', async () => {
   const fake = await FakeActuator.start();
   const tk = await monitorKernel();

@@ -1,7 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { checkPlugin, startTestKernel, type TestKernel } from '../../../core/testing.js';
+import type { Logger, Outbound } from '../../../core/plugin-api.js';
 import { labelName, withoutUserinfo } from '../../../plugins/prometheus-sd/target-group.js';
+import { TargetPolicy } from '../../../plugins/prometheus-sd/target-policy.js';
+
+const silentLog: Logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => silentLog };
 import { call } from '../../support/http.js';
 
 interface Group {
@@ -73,7 +77,13 @@ test('the detected prometheus endpoint wins; its query becomes __param_ labels',
 });
 
 test('label names are valid for Prometheus 2.x, values sanitised, and no credential in any label', async () => {
-  const tk = await startTestKernel({ plugins: ['rest-api', 'prometheus-sd'], config: { 'metadata-keys-to-sanitize': ['.*password$', '.*token$', 'internal\\..*'] } });
+  const tk = await startTestKernel({
+    plugins: ['rest-api', 'prometheus-sd'],
+    config: {
+      'metadata-keys-to-sanitize': ['.*password$', '.*token$', 'internal\\..*'],
+      'prometheus-sd': { 'metadata-labels': ['user.name', 'user.password', 'management.context-path', 'api-token', 'internal.key', 'db-url', 'callback.url', 'tags.env', 'tags.zone-id', '9lives', 'a.b', 'a-b'] },
+    },
+  });
   try {
     await register(tk, {
       name: 'vault',
@@ -119,6 +129,91 @@ test('label names are valid for Prometheus 2.x, values sanitised, and no credent
   }
 });
 
+test('metadata and tags become labels only when prometheus-sd.metadata-labels names them (default none)', async () => {
+  const metadata = { zone: 'eu-1', 'db.password': 'meta-secret-8', 'internal.note': 'only for /instances', 'tags.env': 'prod', 'tags.owner': 'team-a' };
+  const plain = await startTestKernel({ plugins: ['rest-api', 'prometheus-sd'] });
+  const chosen = await startTestKernel({ plugins: ['rest-api', 'prometheus-sd'], config: { 'prometheus-sd': { 'metadata-labels': ['zone', 'db.password', 'tags.env', 'absent'] } } });
+  try {
+    await register(plain, { name: 'shop', healthUrl: 'http://10.0.0.5:8081/actuator/health', metadata });
+    const [group] = await sd(plain);
+    assert.equal(Object.keys(group!.labels).filter((name) => name.startsWith('__meta_vigil_metadata_') || name.startsWith('__meta_vigil_tag_')), []);
+    assert.not.ok(JSON.stringify(group).includes('only for /instances'));
+
+    await register(chosen, { name: 'shop', healthUrl: 'http://10.0.0.5:8081/actuator/health', metadata });
+    const [labelled] = await sd(chosen);
+    const extra = Object.fromEntries(Object.entries(labelled!.labels).filter(([name]) => name.startsWith('__meta_vigil_metadata_') || name.startsWith('__meta_vigil_tag_')));
+    assert.equal(extra, { __meta_vigil_metadata_zone: 'eu-1', __meta_vigil_metadata_db_password: '******', __meta_vigil_tag_env: 'prod' });
+  } finally {
+    await plain.stop();
+    await chosen.stop();
+  }
+  const problems = await checkPlugin('prometheus-sd', { 'prometheus-sd': { 'metadata-labels': 'zone', typo: 1 } });
+  assert.ok(problems.some((problem) => problem.includes('prometheus-sd.metadata-labels')), problems.join('\n'));
+  assert.ok(problems.some((problem) => problem.includes('prometheus-sd: unknown key(s): typo')), problems.join('\n'));
+});
+
+test('__param_ labels only from a detected endpoint: a registered URL\'s query is never passed on', async () => {
+  const tk = await startTestKernel({ plugins: ['rest-api', 'prometheus-sd'] });
+  try {
+    const id = await register(tk, {
+      name: 'purge',
+      healthUrl: 'http://10.0.0.7:21001/internal/admin/health?confirm=yes&token=abc',
+      managementUrl: 'http://10.0.0.7:21001/internal/admin/purge?confirm=yes&token=abc#frag',
+    });
+    const [group] = await sd(tk);
+    assert.equal(group!.targets, ['10.0.0.7:21001']);
+    assert.is(group!.labels.__metrics_path__, '/internal/admin/purge/prometheus');
+    assert.equal(Object.keys(group!.labels).filter((name) => name.startsWith('__param_')), []);
+    assert.not.ok(JSON.stringify(group).includes('confirm'));
+
+    const { detectEndpointsCommand } = await import('../../../core/plugin-api.js');
+    await tk.kernel.instances.apply(id, detectEndpointsCommand([{ id: 'prometheus', url: 'http://10.0.0.7:21001/internal/admin/prometheus?format=openmetrics' }]));
+    const [detected] = await sd(tk);
+    assert.is(detected!.labels.__param_format, 'openmetrics', 'the detected endpoint\'s own query is kept');
+  } finally {
+    await tk.stop();
+  }
+});
+
+test('with ssrf-protection on, only targets Vigil itself may call are listed (IP literals, names after DNS, allowed-cidrs)', async () => {
+  const tk = await startTestKernel({
+    plugins: ['rest-api', 'prometheus-sd'],
+    config: { 'ssrf-protection': { enabled: true, 'allowed-cidrs': ['10.1.0.0/16'] } },
+  });
+  const open = await startTestKernel({ plugins: ['rest-api', 'prometheus-sd'] });
+  try {
+    const registrations = {
+      loopback: 'http://127.0.0.1:21001/internal/admin/health',
+      private: 'http://192.168.1.20:8080/actuator/health',
+      metadata: 'http://169.254.169.254/latest/health',
+      shared: 'http://100.64.0.9:8080/actuator/health',
+      nat64: 'http://[64:ff9b::7f00:1]:8080/actuator/health',
+      mapped: 'http://[::ffff:10.0.0.1]:8080/actuator/health',
+      name: 'http://localhost:8080/actuator/health',
+      allowed: 'http://10.1.2.3:8080/actuator/health',
+      public: 'http://93.184.216.34:8080/actuator/health',
+    };
+    const ids: Record<string, string> = {};
+    for (const [name, healthUrl] of Object.entries(registrations)) {
+      ids[name] = await register(tk, { name, healthUrl });
+      await register(open, { name, healthUrl });
+    }
+    // A detected endpoint on another, internal host is judged by its own address.
+    const { detectEndpointsCommand } = await import('../../../core/plugin-api.js');
+    await tk.kernel.instances.apply(ids.public!, detectEndpointsCommand([{ id: 'prometheus', url: 'http://93.184.216.34:9100/metrics' }]));
+    await tk.kernel.instances.apply(ids.allowed!, detectEndpointsCommand([{ id: 'prometheus', url: 'http://10.2.0.1:9100/metrics' }]));
+    const listed = async (kernel: TestKernel) => (await sd(kernel)).map((group) => group.labels.__meta_vigil_application).sort();
+    assert.equal(await listed(tk), ['public']);
+    assert.equal((await sd(tk))[0]!.targets, ['93.184.216.34:9100']);
+    assert.equal(await listed(open), Object.keys(registrations).sort(), 'without ssrf-protection every target is listed');
+    await tk.kernel.instances.apply(ids.allowed!, detectEndpointsCommand([{ id: 'prometheus', url: 'http://10.1.0.1:9100/metrics' }]));
+    assert.equal(await listed(tk), ['allowed', 'public']);
+  } finally {
+    await tk.stop();
+    await open.stop();
+  }
+});
+
 test('?application= and ?status= select; a bad query is a 400 JSON error', async () => {
   const tk = await startTestKernel({ plugins: ['rest-api', 'prometheus-sd'] });
   try {
@@ -140,6 +235,38 @@ test('?application= and ?status= select; a bad query is a 400 JSON error', async
   } finally {
     await tk.stop();
   }
+});
+
+test('target policy: one look-up per host and period, shared by concurrent requests; a failing check refuses', async () => {
+  const asked: string[] = [];
+  let release: (() => void) | undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const outbound = {
+    async refusalOf(url: string | URL) {
+      asked.push(String(url));
+      await gate;
+      if (String(url).includes('broken')) throw new Error('resolver exploded');
+      return String(url).includes('internal') ? new Error('not permitted') : undefined;
+    },
+  } as unknown as Outbound;
+  let now = 1_000;
+  const policy = new TargetPolicy(outbound, silentLog, () => now);
+  const keys = ['http://public.example', 'http://internal.example', 'http://public.example', 'https://broken.example'];
+  const first = policy.permitted(keys);
+  const second = policy.permitted(keys);
+  release!();
+  for (const permitted of await Promise.all([first, second])) {
+    assert.equal(keys.map(permitted), [true, false, true, false]);
+    assert.is(permitted('http://never-asked.example'), false);
+  }
+  assert.equal(asked.sort(), ['http://internal.example/', 'http://public.example/', 'https://broken.example/']);
+  await policy.permitted(keys);
+  assert.is(asked.length, 3, 'kept for the period');
+  now += 30_000;
+  assert.equal(['http://public.example'].map(await policy.permitted(['http://public.example'])), [true]);
+  assert.is(asked.length, 4, 'asked again after the period');
 });
 
 test('label helpers: names sanitised, userinfo removed', () => {

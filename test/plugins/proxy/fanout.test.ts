@@ -1,10 +1,11 @@
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { detectEndpointsCommand } from '../../../core/plugin-api.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
-import { call } from '../../support/http.js';
+import { call, eventually } from '../../support/http.js';
+import { checkPlugin } from '../../../core/testing.js';
 import { proxyKernel, rawRequest, registerDetected } from './helpers.js';
 
 interface Result {
@@ -131,6 +132,82 @@ test('proxy.timeout covers the whole exchange of each instance: no headers, or a
     await silent.close();
     await drip.close();
   }
+});
+
+test('one byte budget per fan-out (proxy.fan-out-max-bytes): answers past it are left out, each cut instance named in the JSON', async () => {
+  const fakes = await Promise.all(Array.from({ length: 6 }, () => FakeActuator.start()));
+  // One instance at a time: which answers fit is then the order of the instances.
+  const tk = await proxyKernel({ 'fan-out-max-bytes': 2500, 'fan-out': { concurrency: 1 } });
+  try {
+    const ids: string[] = [];
+    for (const [index, fake] of fakes.entries()) {
+      ids.push(await registerDetected(tk, fake, { name: 'big' }));
+      fake.on('GET', '/env', { body: index === 5 ? 's'.repeat(100) : String(index).repeat(1000), contentType: 'text/plain' });
+    }
+    const res = await call('GET', `${tk.url}/applications/big/actuator/env`);
+    assert.is(res.status, 200);
+    const results = res.json as (Result & { cut?: boolean; message?: string })[];
+    assert.equal(results.map((result) => result.instanceId), ids, 'every instance answered for, in order');
+    assert.equal(results.slice(0, 2).map((result) => [result.status, result.body]), [[200, '0'.repeat(1000)], [200, '1'.repeat(1000)]]);
+    for (const cut of results.slice(2, 5)) {
+      assert.equal(cut, {
+        instanceId: cut.instanceId, status: 502, cut: true,
+        message: 'answer left out: the answers of this fan-out reached proxy.fan-out-max-bytes (2500 bytes)',
+      });
+    }
+    assert.equal([results[5]!.status, results[5]!.body], [200, 's'.repeat(100)], 'a small answer that still fits is kept');
+    // The budget is per fan-out: the next one starts afresh.
+    const again = await call('GET', `${tk.url}/applications/big/actuator/env`);
+    assert.is((again.json as { cut?: boolean }[]).filter((result) => result.cut).length, 3);
+  } finally {
+    await tk.stop();
+    await Promise.all(fakes.map((fake) => fake.close()));
+  }
+});
+
+test('beyond proxy.max-concurrent-fan-outs a fan-out is refused with 503 and Retry-After, calling no instance', async () => {
+  const fake = await FakeActuator.start();
+  const tk = await proxyKernel({ 'max-concurrent-fan-outs': 1 });
+  try {
+    await registerDetected(tk, fake, { name: 'shop' });
+    const held: (() => void)[] = [];
+    fake.on('GET', '/env', { handler: (_req, res) => held.push(() => res.end('{}')) });
+    const first = call('GET', `${tk.url}/applications/shop/actuator/env`);
+    await eventually(() => held.length === 1, 'the first fan-out reached the instance');
+    const refused = await call('GET', `${tk.url}/applications/shop/actuator/env`);
+    assert.is(refused.status, 503);
+    assert.is(refused.headers.get('retry-after'), '1');
+    assert.match((refused.json as { message: string }).message, /too many fan-outs at once \(proxy\.max-concurrent-fan-outs = 1\); try again shortly/);
+    assert.is(fake.requestsTo('/env').length, 1, 'the refused fan-out called nothing');
+    // A single-instance call is not a fan-out and is not counted.
+    const single = call('GET', `${tk.url}/instances/${tk.kernel.instances.list('shop')[0]!.id}/actuator/env`);
+    await eventually(() => held.length === 2, 'the single call reached the instance');
+    for (const release of held.splice(0)) release();
+    assert.is((await first).status, 200);
+    assert.is((await single).status, 200);
+
+    // The slot is free again, also after a client that left mid-way.
+    const abandoned = httpRequest(`${tk.url}/applications/shop/actuator/env`);
+    abandoned.on('error', () => undefined);
+    abandoned.end();
+    await eventually(() => held.length === 1, 'the abandoned fan-out reached the instance');
+    abandoned.destroy();
+    await eventually(async () => {
+      const reply = await call('GET', `${tk.url}/applications/shop/actuator/health`);
+      return reply.status === 200;
+    }, 'the slot of the abandoned fan-out is free');
+    for (const release of held.splice(0)) release();
+  } finally {
+    await tk.stop();
+    await fake.close();
+  }
+});
+
+test('config: fan-out-max-bytes and max-concurrent-fan-outs are checked', async () => {
+  const problems = await checkPlugin('proxy', { proxy: { 'fan-out-max-bytes': 0, 'max-concurrent-fan-outs': 'many' } });
+  assert.ok(problems.some((problem) => problem.includes('proxy.fan-out-max-bytes')), problems.join('\n'));
+  assert.ok(problems.some((problem) => problem.includes('proxy.max-concurrent-fan-outs')), problems.join('\n'));
+  assert.equal(await checkPlugin('proxy', { proxy: { 'fan-out-max-bytes': 1024, 'max-concurrent-fan-outs': 2 } }), []);
 });
 
 test('a fan-out body over 1 MiB is 413; an unsafe path is 400 before any call', async () => {

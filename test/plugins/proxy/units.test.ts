@@ -79,6 +79,8 @@ test('config: defaults, durations, unknown keys and bad CIDRs', async () => {
     timeout: 10_000,
     'body-idle-timeout': 60_000,
     'ignored-headers': ['Cookie', 'Set-Cookie', 'Authorization'],
+    'fan-out-max-bytes': 32 * 1024 * 1024,
+    'max-concurrent-fan-outs': 4,
     'fan-out': { concurrency: 8, 'max-response-bytes': 10 * 1024 * 1024 },
   });
   const custom = await proxyConfigSchema.validate({ timeout: '2s', 'body-idle-timeout': 0 });
