@@ -4,7 +4,7 @@ import type { ClusterRedisConfig } from './config.js';
 import { Keys } from './keys.js';
 import { Membership } from './membership.js';
 import { RedisHistory } from './redis-history.js';
-import { messageOf, RedisLink } from './redis-link.js';
+import { messageOf, RedisLink, RETRY_MS } from './redis-link.js';
 import { RedisOutbox } from './redis-outbox.js';
 import { RedisSharedState } from './redis-shared-state.js';
 
@@ -47,6 +47,9 @@ export class ClusterNode implements EventLog {
       heartbeatTtl: config['heartbeat-ttl'],
       log,
       onOwnershipChanged: (lostContactSince) => ctx.bus.emit('instances.ownership-changed', lostContactSince === undefined ? {} : { lostContactSince }),
+      // Each node back from the outage beats at once; it notices within one reconnection pause,
+      // and its reconnection (connect, then PING) takes at most two command timeouts.
+      outageGraceMs: config['heartbeat-ttl'] + RETRY_MS + 2 * config['command-timeout'],
       onIncarnation: (incarnation) => {
         const loaded = this.history.incarnation;
         if (loaded !== '' && incarnation !== loaded) void this.rebuild(incarnation ? `Redis holds another history (${incarnation})` : 'Redis lost its data');
