@@ -3,6 +3,8 @@ import type { EventLog, Fence, InstanceEvent, InstanceTransition, LogReceiver, N
 import type { ClusterRedisConfig } from './config.js';
 import { Keys } from './keys.js';
 import { Membership } from './membership.js';
+import { RecordCodec } from './record-codec.js';
+import { RecordSeal } from './record-seal.js';
 import { RedisHistory } from './redis-history.js';
 import { messageOf, RedisLink, RETRY_MS } from './redis-link.js';
 import { RedisOutbox } from './redis-outbox.js';
@@ -27,6 +29,7 @@ export class ClusterNode implements EventLog {
   readonly membership: Membership;
   readonly sharedState: RedisSharedState;
   readonly outbox: RedisOutbox;
+  readonly seal: RecordSeal;
   #maintenance: NodeJS.Timeout | undefined;
   #rebuilding: Promise<void> | undefined;
 
@@ -34,10 +37,12 @@ export class ClusterNode implements EventLog {
     const { config, log } = ctx;
     this.link = new RedisLink(config, log);
     this.keys = new Keys(config['key-prefix']);
+    this.seal = new RecordSeal(config['secret-key']);
     this.history = new RedisHistory(this.link, this.keys, {
       maxEventsPerInstance: ctx.settings.eventStore.maxEventsPerInstance,
       maxDeregisteredInstances: ctx.settings.eventStore.maxDeregisteredInstances,
       log,
+      codec: new RecordCodec(this.seal, log),
       onForeignHistory: (reason) => void this.rebuild(reason),
     });
     this.membership = new Membership(this.link, this.keys, {
@@ -69,6 +74,11 @@ export class ClusterNode implements EventLog {
   }
 
   async open(receiver: LogReceiver): Promise<void> {
+    if (this.seal.enabled) {
+      this.ctx.log.info(`records in Redis are sealed with cluster-redis.secret-key (key id ${this.seal.keyId}; every node must show the same)`);
+    } else {
+      this.ctx.log.warn('cluster-redis.secret-key is not set: instance credentials (metadata passwords, passwords in URLs) are kept in Redis in clear, readable by anyone who can read Redis; set it (the same on every node) from an environment variable');
+    }
     await this.link.open(OPEN_DEADLINE_MS);
     await this.membership.start();
     await this.history.open(receiver);
