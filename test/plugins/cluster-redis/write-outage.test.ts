@@ -56,7 +56,13 @@ async function writesDuringOutage(kind: 'hang' | 'kill'): Promise<void> {
   // A command timeout longer than the link's pause between reconnection attempts (1 s): a write
   // sent a second or more into the hang is still waiting when the node reconnects, and is cut
   // off by it rather than by its own timeout (the path that answered 500).
-  const nodes = await startNodes(3, { redisUrl: redis.url, plugins: [...PLUGINS, 'notify'], cluster: { 'command-timeout': '3s' } });
+  // A TTL of 2 s: every node's entry expires during the outage (a hang lasts at least one command
+  // timeout; a dead Redis is kept down for several reconnection attempts), while a node slowed
+  // by a busy machine still beats in time. Debug lines show each failed reconnection attempt.
+  const nodes = await startNodes(3, {
+    redisUrl: redis.url, plugins: [...PLUGINS, 'notify'], config: { 'log-level': 'debug' },
+    cluster: { 'command-timeout': '3s', 'heartbeat-ttl': '2s' },
+  });
   running.push(...nodes);
   const [first] = nodes as [Daemon, Daemon, Daemon];
   const victim = await register(first, fleet!.registration(701, 'victim'));
@@ -64,6 +70,8 @@ async function writesDuringOutage(kind: 'hang' | 'kill'): Promise<void> {
   assert.is(filter.status, 200, filter.text);
   const filterId = (filter.json as { id: string }).id;
   await converged(nodes);
+  // Each node sees the three before the outage (the last one to start may be news to the others for a beat).
+  await eventually(async () => (await Promise.all(nodes.map((node) => call('GET', `${node.url}/metrics`)))).every((reply) => /^vigil_cluster_nodes 3$/m.test(reply.text)), 'every node seeing three nodes');
   const marks = nodes.map((node) => node.logs().length);
   const noticed = (node: Daemon, index: number) => since(node, marks[index]!, /Redis is unreachable/).length > 0;
 
@@ -88,8 +96,13 @@ async function writesDuringOutage(kind: 'hang' | 'kill'): Promise<void> {
     assert.is((await call('GET', `${node.url}/instances/${victim}`)).status, 200);
   }
 
-  if (kind === 'hang') redis.signal('SIGCONT');
-  else redis = await redis.restart();
+  if (kind === 'hang') {
+    redis.signal('SIGCONT');
+  } else {
+    // Away for at least three reconnection attempts (one a second) on every node: longer than the TTL.
+    await eventually(() => nodes.every((node, index) => since(node, marks[index]!, /Redis still unreachable/).length >= 3), 'three failed reconnections on every node', 15_000);
+    redis = await redis.restart();
+  }
   await eventually(() => nodes.every((node, index) => since(node, marks[index]!, /Redis is reachable again/).length > 0), 'every node back', 20_000);
   // Every node first keeps the cluster it knew while the others come back, then takes Redis's
   // view again; a node that declared a live peer dead meanwhile would have logged it by then.
