@@ -38,11 +38,12 @@ export class ClusterNode implements EventLog {
     this.link = new RedisLink(config, log);
     this.keys = new Keys(config['key-prefix']);
     this.seal = new RecordSeal(config['secret-key']);
+    const codec = new RecordCodec(this.seal, log);
     this.history = new RedisHistory(this.link, this.keys, {
       maxEventsPerInstance: ctx.settings.eventStore.maxEventsPerInstance,
       maxDeregisteredInstances: ctx.settings.eventStore.maxDeregisteredInstances,
       log,
-      codec: new RecordCodec(this.seal, log),
+      codec,
       onForeignHistory: (reason) => void this.rebuild(reason),
     });
     this.membership = new Membership(this.link, this.keys, {
@@ -67,6 +68,7 @@ export class ClusterNode implements EventLog {
       heartbeatTtl: config['heartbeat-ttl'],
       log,
       applied: (seq) => this.#applied(seq),
+      read: (fields, entry) => codec.readOutboxItem(fields, entry),
     });
     if (config['on-outage'] === 'exit') {
       this.link.onDown(() => ctx.requestExit(`Redis is unreachable (${this.link.where()}) and cluster-redis.on-outage is exit`));

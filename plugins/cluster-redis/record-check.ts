@@ -1,6 +1,6 @@
 import {
   instanceIdOf, parseRegistration, storedEvent,
-  type Endpoint, type Instance, type InstanceEvent, type NewEvent, type Registration, type StatusInfo,
+  type Endpoint, type Instance, type InstanceEvent, type InstanceEventType, type NewEvent, type OutboxItem, type Registration, type StatusInfo,
 } from '../../core/plugin-api.js';
 
 /**
@@ -73,6 +73,28 @@ export function checkSnapshot(value: unknown, id: string): Checked<Instance> {
         endpoints: endpoints(value.endpoints),
         buildVersion,
         tags: tags as Record<string, string>,
+      },
+    };
+  } catch (error) {
+    return refuse((error as Error).message);
+  }
+}
+
+/** An item of the notification outbox (the fields the append script wrote). */
+export function checkOutboxItem(fields: Readonly<Record<string, string>>): Checked<OutboxItem> {
+  try {
+    const seq = Number(fields.q);
+    if (!Number.isSafeInteger(seq) || seq < 1) throw new Error('its sequence number is not a whole number');
+    const instance = fields.i;
+    if (instance === undefined || instance === '') throw new Error('it names no instance');
+    const type = fields.t;
+    if (type === undefined || !EVENT_TYPES.has(type)) throw new Error(`'${String(type).slice(0, 40)}' is not an event type`);
+    if (fields.f === undefined || fields.o === undefined) throw new Error('it lacks the statuses before and after');
+    return {
+      ok: true,
+      value: {
+        seq, instance, version: version(Number(fields.v), 0), type: type as InstanceEventType,
+        timestamp: timestamp(fields.ts, 'timestamp'), from: fields.f, to: fields.o,
       },
     };
   } catch (error) {

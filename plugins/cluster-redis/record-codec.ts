@@ -1,5 +1,5 @@
-import type { Instance, InstanceEvent, Logger, NewEvent } from '../../core/plugin-api.js';
-import { checkEvent, checkSnapshot, type Checked } from './record-check.js';
+import type { Instance, InstanceEvent, Logger, NewEvent, OutboxItem } from '../../core/plugin-api.js';
+import { checkEvent, checkOutboxItem, checkSnapshot, type Checked } from './record-check.js';
 import type { RecordKind, RecordSeal } from './record-seal.js';
 
 /** Refusals logged one by one in a minute; beyond, they are counted and the count logged with the next one after the minute. */
@@ -44,6 +44,12 @@ export class RecordCodec {
   /** The snapshot filed under `id`, or undefined when refused. */
   readSnapshot(text: string | undefined, id: string): Instance | undefined {
     return this.#read('snapshot', text, id, `the snapshot of ${id}`, (value) => checkSnapshot(value, id));
+  }
+
+  /** An item of the notification outbox (its stream entry `entry`), or undefined when refused. */
+  readOutboxItem(fields: Readonly<Record<string, string>>, entry: string): OutboxItem | undefined {
+    const checked = checkOutboxItem(fields);
+    return checked.ok ? checked.value : this.#refused(`the notification item ${entry}`, checked.problem);
   }
 
   #read<T>(kind: RecordKind, text: string | undefined, id: string, what: string, check: (value: unknown) => Checked<T>): T | undefined {

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { instanceIdOf, type Logger, type NewEvent } from '../../../core/plugin-api.js';
-import { checkEvent, checkSnapshot } from '../../../plugins/cluster-redis/record-check.js';
+import { checkEvent, checkOutboxItem, checkSnapshot } from '../../../plugins/cluster-redis/record-check.js';
 import { RecordCodec } from '../../../plugins/cluster-redis/record-codec.js';
 import { RecordSeal } from '../../../plugins/cluster-redis/record-seal.js';
 
@@ -105,6 +105,24 @@ test('check: the API\'s registration rules, the id its health URL gives, and the
   assert.match(snapshotProblem({ ...snapshot, tags: { a: 1 } }), /'tags'/);
   assert.match(snapshotProblem({ ...snapshot, buildVersion: 3 }), /'buildVersion'/);
   assert.match(snapshotProblem({ ...snapshot, id: 'x' }), /names instance/);
+});
+
+test('check: a notification item must say which instance, event and statuses, as the append script writes it', () => {
+  const fields = { q: '12', i: id, v: '3', t: 'STATUS_CHANGED', f: 'UP', o: 'DOWN', ts: '2026-01-01T00:00:00.000Z' };
+  assert.equal(checkOutboxItem(fields), { ok: true, value: { seq: 12, instance: id, version: 3, type: 'STATUS_CHANGED', timestamp: fields.ts, from: 'UP', to: 'DOWN' } });
+  const problem = (changes: Record<string, string | undefined>) => {
+    const checked = checkOutboxItem({ ...fields, ...changes } as Record<string, string>);
+    return checked.ok ? 'accepted' : checked.problem;
+  };
+  assert.match(problem({ q: 'x' }), /sequence number/);
+  assert.match(problem({ i: '' }), /names no instance/);
+  assert.match(problem({ t: 'PAGE_EVERYONE' }), /not an event type/);
+  assert.match(problem({ o: undefined }), /statuses before and after/);
+  assert.match(problem({ v: '-2' }), /'version'/);
+  assert.match(problem({ ts: 'soon' }), /'timestamp'/);
+  const { log, lines } = recordingLog();
+  assert.is(new RecordCodec(new RecordSeal(undefined), log).readOutboxItem({ ...fields, t: 'X' }, '1-0'), undefined);
+  assert.equal(lines, ["warn refused the notification item 1-0 read from Redis: 'X' is not an event type; it is left out"]);
 });
 
 test('codec: refusals are logged with what and why, within a budget a minute; a write the cluster would refuse fails at once', () => {
