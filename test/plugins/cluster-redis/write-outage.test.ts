@@ -92,8 +92,11 @@ async function writesDuringOutage(kind: 'hang' | 'kill'): Promise<void> {
     assertRefused(await call('DELETE', `${node.url}/applications/victim`), 'DELETE /applications/{name}');
     assertRefused(await call('POST', `${node.url}/notifications/filters?applicationName=other`), 'POST /notifications/filters');
     assertRefused(await call('DELETE', `${node.url}/notifications/filters/${filterId}`), 'DELETE /notifications/filters/{id}');
-    // Reads go on from the node's copy.
+    // Reads go on from the node's copy; a read of what only Redis holds says so.
     assert.is((await call('GET', `${node.url}/instances/${victim}`)).status, 200);
+    const filters = await call('GET', `${node.url}/notifications/filters`);
+    assertRefused(filters, 'GET /notifications/filters');
+    assert.match((filters.json as { message: string }).message, /^the shared state cannot be read now: Redis is unreachable/);
   }
 
   if (kind === 'hang') {
