@@ -180,8 +180,10 @@ export class Router {
       return;
     }
     if (error instanceof StoreUnavailableError) {
-      // The write was not made; a client that tries again later (SBA's re-registration) heals it.
-      this.sendError(req, res, 503, `the registry cannot take writes now: ${error.message}`, { 'retry-after': String(error.retryAfterSeconds) });
+      // The store is away; a client that tries again later (SBA's re-registration) heals it. A
+      // read of shared state (notification filters) can meet it too: that one was no write.
+      const read = req.method === 'GET' || req.method === 'HEAD';
+      this.sendError(req, res, 503, `${read ? 'the shared state cannot be read now' : 'the registry cannot take writes now'}: ${error.message}`, { 'retry-after': String(error.retryAfterSeconds) });
       return;
     }
     // Details of an unexpected failure go to the log, never into the response.

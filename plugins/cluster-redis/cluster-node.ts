@@ -3,8 +3,10 @@ import type { EventLog, Fence, InstanceEvent, InstanceTransition, LogReceiver, N
 import type { ClusterRedisConfig } from './config.js';
 import { Keys } from './keys.js';
 import { Membership } from './membership.js';
+import { RecordCodec } from './record-codec.js';
+import { RecordSeal } from './record-seal.js';
 import { RedisHistory } from './redis-history.js';
-import { messageOf, RedisLink } from './redis-link.js';
+import { messageOf, RedisLink, RETRY_MS } from './redis-link.js';
 import { RedisOutbox } from './redis-outbox.js';
 import { RedisSharedState } from './redis-shared-state.js';
 
@@ -27,6 +29,7 @@ export class ClusterNode implements EventLog {
   readonly membership: Membership;
   readonly sharedState: RedisSharedState;
   readonly outbox: RedisOutbox;
+  readonly seal: RecordSeal;
   #maintenance: NodeJS.Timeout | undefined;
   #rebuilding: Promise<void> | undefined;
 
@@ -34,10 +37,13 @@ export class ClusterNode implements EventLog {
     const { config, log } = ctx;
     this.link = new RedisLink(config, log);
     this.keys = new Keys(config['key-prefix']);
+    this.seal = new RecordSeal(config['secret-key']);
+    const codec = new RecordCodec(this.seal, log);
     this.history = new RedisHistory(this.link, this.keys, {
       maxEventsPerInstance: ctx.settings.eventStore.maxEventsPerInstance,
       maxDeregisteredInstances: ctx.settings.eventStore.maxDeregisteredInstances,
       log,
+      codec,
       onForeignHistory: (reason) => void this.rebuild(reason),
     });
     this.membership = new Membership(this.link, this.keys, {
@@ -47,6 +53,9 @@ export class ClusterNode implements EventLog {
       heartbeatTtl: config['heartbeat-ttl'],
       log,
       onOwnershipChanged: (lostContactSince) => ctx.bus.emit('instances.ownership-changed', lostContactSince === undefined ? {} : { lostContactSince }),
+      // Each node back from the outage beats at once; it notices within one reconnection pause,
+      // and its reconnection (connect, then PING) takes at most two command timeouts.
+      outageGraceMs: config['heartbeat-ttl'] + RETRY_MS + 2 * config['command-timeout'],
       onIncarnation: (incarnation) => {
         const loaded = this.history.incarnation;
         if (loaded !== '' && incarnation !== loaded) void this.rebuild(incarnation ? `Redis holds another history (${incarnation})` : 'Redis lost its data');
@@ -59,6 +68,7 @@ export class ClusterNode implements EventLog {
       heartbeatTtl: config['heartbeat-ttl'],
       log,
       applied: (seq) => this.#applied(seq),
+      read: (fields, entry) => codec.readOutboxItem(fields, entry),
     });
     if (config['on-outage'] === 'exit') {
       this.link.onDown(() => ctx.requestExit(`Redis is unreachable (${this.link.where()}) and cluster-redis.on-outage is exit`));
@@ -66,6 +76,11 @@ export class ClusterNode implements EventLog {
   }
 
   async open(receiver: LogReceiver): Promise<void> {
+    if (this.seal.enabled) {
+      this.ctx.log.info(`records in Redis are sealed with cluster-redis.secret-key (key id ${this.seal.keyId}; every node must show the same)`);
+    } else {
+      this.ctx.log.warn('cluster-redis.secret-key is not set: instance credentials (metadata passwords, passwords in URLs) are kept in Redis in clear, readable by anyone who can read Redis; set it (the same on every node) from an environment variable');
+    }
     await this.link.open(OPEN_DEADLINE_MS);
     await this.membership.start();
     await this.history.open(receiver);

@@ -35,6 +35,13 @@ export const clusterRedisSchema = yup.object({
   'command-timeout': duration().min(50).default(2000),
   /** How far back the change feed reaches: a node away for longer reloads everything when it returns. */
   'feed-retention': duration().min(1000).default(600_000),
+  /**
+   * Seals every event and snapshot written to Redis (AES-256-GCM, the key derived with HKDF-SHA256):
+   * instance credentials are not readable by whoever reads Redis. Give it as `${ENV}`; the same on
+   * every node. Empty: records in clear, with a warning at start.
+   */
+  'secret-key': yup.string().default('')
+    .test('length', '${path} must be at least 16 characters (32 random bytes, e.g. `openssl rand -base64 32`, are best)', (value) => !value || value.length >= 16),
   /** `read-only`: keep serving reads and streams, refuse writes with 503; `exit`: stop the daemon (exit 1) and let the orchestrator restart it. */
   'on-outage': yup.string().oneOf(['read-only', 'exit'] as const).default('read-only'),
 })

@@ -18,6 +18,11 @@ export interface MembershipOptions {
   readonly onOwnershipChanged: (lostContactSince?: number) => void;
   /** The history's incarnation as Redis reports it at each beat ('' when Redis lost its data). */
   readonly onIncarnation: (incarnation: string) => void;
+  /**
+   * How long after Redis returns from an outage the nodes this node knew stay live even if Redis
+   * no longer lists them: long enough for each of them to notice Redis is back and beat again.
+   */
+  readonly outageGraceMs: number;
 }
 
 /** Leases end this much before their TTL on this node's clock, so a holder stops before another can start. */
@@ -35,13 +40,32 @@ const LEASE_MARGIN = 0.2;
 export class Membership implements Ownership, Leases {
   #live: readonly string[];
   #duplicate = false;
+  /** Redis went away, and no beat has got through since. */
+  #outage = false;
+  /** Left or stopped: no beat any more, not even one Redis's return would start. */
+  #stopped = false;
+  /** Until when (this node's clock) nodes missing from Redis's live set are kept: Redis was away, not they. */
+  #graceUntil = 0;
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
   #lastDuplicateWarning = 0;
+  /** The current outage was logged once already. */
+  #toldOutage = false;
   readonly #leases = new Map<string, { token: number | undefined; until: number }>();
 
   constructor(private readonly link: RedisLink, private readonly keys: Keys, private readonly options: MembershipOptions) {
     this.#live = [options.nodeId];
+    link.onDown(() => {
+      this.#outage = true;
+    });
+    link.onUp(() => {
+      if (!this.#outage || this.#stopped) return;
+      // Every node's entry may have expired while Redis was away (a hung Redis's clock runs on; a
+      // restarted one reloads old expiries; an empty one has none): the first beat back would
+      // declare the live nodes dead and move their instances, then take them back a beat later.
+      this.#graceUntil = Date.now() + options.outageGraceMs;
+      void this.beat();
+    });
   }
 
   /** Nodes that announced they leave (SIGTERM): their instances were checked until they left. */
@@ -95,6 +119,7 @@ export class Membership implements Ownership, Leases {
 
   /** Leaves on purpose: out of the live set and the leases at once, and the others are told. */
   async leave(): Promise<void> {
+    this.#stopped = true;
     clearInterval(this.#timer);
     await this.#beating;
     const leaseKeys = [...this.#leases.keys()].map((name) => this.keys.lease(name));
@@ -113,14 +138,20 @@ export class Membership implements Ownership, Leases {
     let live: readonly string[] | undefined;
     try {
       const [nodes, incarnation] = await link.run('heartbeat', (client) => HEARTBEAT.run<[string[], string]>(client, [keys.nodes, keys.nodeOwners, keys.meta], [options.nodeId, options.heartbeatTtl, options.processToken]));
-      live = [...nodes].sort();
+      live = this.#withGrace([...nodes].sort());
+      this.#outage = false;
       this.#setDuplicate(false);
       options.onIncarnation(incarnation);
     } catch (error) {
       if (/^DUPLICATE_NODE/.test(messageOf(error))) this.#setDuplicate(true);
-      else if (!(error instanceof StoreUnavailableError)) options.log.warn(`heartbeat failed: ${messageOf(error)}`);
+      else if (!(error instanceof StoreUnavailableError)) options.log.warn(`Redis refused this node's heartbeat: ${messageOf(error)}`);
+      else if (!this.#toldOutage) {
+        this.#toldOutage = true;
+        options.log.warn(`this node could not renew its place in the cluster: ${error.message}; it keeps the cluster as it last saw it (${this.#live.length} live node(s): ${this.#live.join(', ')}) and goes on checking the instances it owns until Redis answers again`);
+      }
       return;
     }
+    this.#toldOutage = false;
     if (live && !sameNodes(live, this.#live)) {
       const [joined, left] = [live.filter((node) => !this.#live.includes(node)), this.#live.filter((node) => !live!.includes(node))];
       this.#live = live;
@@ -131,7 +162,22 @@ export class Membership implements Ownership, Leases {
       // this node sees at most one beat late (durations only: the nodes' clocks need not agree).
       options.onOwnershipChanged(died ? started - options.heartbeatTtl - options.heartbeatInterval : undefined);
     }
+    if (this.#graceUntil !== 0 && Date.now() >= this.#graceUntil) {
+      this.#graceUntil = 0;
+      options.log.info(`cluster membership settled after the Redis outage: ${live.length} live node(s): ${live.join(', ')}`);
+    }
     await this.#renewLeases(started);
+  }
+
+  /**
+   * Redis's live set, and during the grace after an outage also the nodes this node knew that
+   * Redis does not list (unless they left on purpose): they have had no chance to beat yet. Once
+   * the grace is over, one that still has not beaten is dead, as any other silent node.
+   */
+  #withGrace(live: string[]): string[] {
+    if (this.#graceUntil === 0 || Date.now() >= this.#graceUntil) return live;
+    const kept = this.#live.filter((node) => !live.includes(node) && !this.#leftOnPurpose.has(node));
+    return kept.length === 0 ? live : [...live, ...kept].sort();
   }
 
   async #renewLeases(started: number): Promise<void> {
@@ -163,6 +209,7 @@ export class Membership implements Ownership, Leases {
   }
 
   stop(): void {
+    this.#stopped = true;
     clearInterval(this.#timer);
   }
 }

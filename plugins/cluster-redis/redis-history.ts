@@ -4,6 +4,7 @@ import {
   type EventLog, type Fence, type Instance, type InstanceEvent, type InstanceTransition, type Logger, type LogReceiver, type NewEvent,
 } from '../../core/plugin-api.js';
 import type { Keys } from './keys.js';
+import type { RecordCodec } from './record-codec.js';
 import { APPEND, DROP, INIT } from './scripts.js';
 import { messageOf, pause, type Client, type RedisLink } from './redis-link.js';
 
@@ -24,6 +25,8 @@ export interface HistoryOptions {
   /** `event-store.max-deregistered-instances`, applied in the append script. */
   readonly maxDeregisteredInstances: number;
   readonly log: Logger;
+  /** Seals what is written, and opens and checks what is read (a refused record is left out). */
+  readonly codec: RecordCodec;
   /** Called when Redis holds another history than the one loaded (it lost its data): the node rebuilds. */
   readonly onForeignHistory: (reason: string) => void;
 }
@@ -72,12 +75,14 @@ export class RedisHistory implements EventLog {
     const { keys } = this;
     const dereg = event.type === 'DEREGISTERED' ? '+' : event.type === 'REGISTERED' ? '-' : '';
     const kind = compactionKind({ ...event, seq: 0 } as InstanceEvent);
+    const record = this.options.codec.writeEvent(event);
+    const snapshot = this.options.codec.writeSnapshot(change.after);
     try {
       const seq = await this.link.run('append', (client) => APPEND.run<number>(client, [
         keys.events(event.instance), keys.versions, keys.snapshots, keys.feed, keys.seq, keys.meta, keys.deregistered,
         keys.outbox, keys.outboxOn, fence ? keys.epoch(fence.lease) : keys.meta,
       ], [
-        event.instance, event.version, kind, JSON.stringify(event), JSON.stringify(change.after), this.options.maxEventsPerInstance,
+        event.instance, event.version, kind, record, snapshot, this.options.maxEventsPerInstance,
         FEED_MAX_LENGTH, event.type, change.before.statusInfo.status, change.after.statusInfo.status, event.timestamp,
         this.#incarnation, fence ? String(fence.token) : '', dereg, this.options.maxDeregisteredInstances, keys.events(''),
       ]));
@@ -136,24 +141,37 @@ export class RedisHistory implements EventLog {
     const tip = await link.run('XREVRANGE feed', (client) => client.sendCommand<StreamEntry[]>(['XREVRANGE', keys.feed, '+', '-', 'COUNT', '1']));
     const [incarnation, base, seq] = await link.run('init', (client) => INIT.run<[string, string, string]>(client, [keys.meta, keys.seq], [randomUUID(), runSeqBase()]));
     const snapshots: Instance[] = [];
+    let refused = 0;
     let cursor = '0';
     do {
       const [next, flat] = await link.run('HSCAN snapshots', (client) => client.sendCommand<[string, string[]]>(['HSCAN', keys.snapshots, cursor, 'COUNT', String(BATCH)]));
       cursor = next;
-      for (let i = 1; i < flat.length; i += 2) snapshots.push(JSON.parse(flat[i]!) as Instance);
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const snapshot = this.options.codec.readSnapshot(flat[i + 1], flat[i]!);
+        if (snapshot) snapshots.push(snapshot);
+        else refused += 1;
+      }
     } while (cursor !== '0');
     const events: InstanceEvent[] = [];
     for (let i = 0; i < snapshots.length; i += BATCH) {
       const ids = snapshots.slice(i, i + BATCH).map((instance) => instance.id);
       const histories = await link.run('XRANGE histories', (client) => Promise.all(ids.map((id) => client.sendCommand<StreamEntry[]>(['XRANGE', keys.events(id), '-', '+']))), BATCH * 5);
-      for (const history of histories) for (const [, fields] of history) events.push(decodeEvent(fieldsOf(fields)));
+      histories.forEach((history, index) => {
+        const id = ids[index]!;
+        for (const [, flatFields] of history) {
+          const fields = fieldsOf(flatFields);
+          const event = this.options.codec.readEvent(fields.e, id, Number(fields.q), `the history of ${id}`);
+          if (event) events.push(event);
+          else refused += 1;
+        }
+      });
     }
     events.sort((a, b) => a.seq - b.seq);
     this.#incarnation = incarnation;
     this.#feedId = tip[0]?.[0] ?? '0-0';
     this.#newestSeen = Math.max(this.#newestSeen, Number(seq));
     this.#receiver?.load(snapshots, events, { first: Number(base), last: Number(seq) });
-    this.options.log.info(`loaded ${snapshots.length} instance(s) and ${events.length} event(s) from Redis (history ${incarnation})`);
+    this.options.log.info(`loaded ${snapshots.length} instance(s) and ${events.length} event(s) from Redis (history ${incarnation})${refused > 0 ? `; ${refused} record(s) refused and left out (see the warnings above)` : ''}`);
     this.options.log.debug(`load: feed tip ${this.#feedId}, seq ${seq}, snapshots ${snapshots.map((s) => s.id).join(',')}`);
   }
 
@@ -208,7 +226,8 @@ export class RedisHistory implements EventLog {
       receiver.dropped(fields.d);
       return;
     }
-    const event = decodeEvent(fields);
+    const event = this.options.codec.readEvent(fields.e, fields.i, Number(fields.q), 'the change feed');
+    if (!event) return;
     this.#newestSeen = Math.max(this.#newestSeen, event.seq);
     receiver.event(event);
   }
@@ -232,10 +251,6 @@ function fieldsOf(flat: readonly string[]): Fields {
   const fields: Fields = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
   return fields;
-}
-
-function decodeEvent(fields: Fields): InstanceEvent {
-  return storedEvent(JSON.parse(fields.e!) as NewEvent, Number(fields.q));
 }
 
 /** Stream ids `ms-n` compared as numbers. */

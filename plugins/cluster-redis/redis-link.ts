@@ -1,11 +1,12 @@
-import { createClient, type RedisClientOptions, type RedisClientType } from 'redis';
+import { ErrorReply, createClient, type RedisClientOptions, type RedisClientType } from 'redis';
 import { StoreUnavailableError, type Logger } from '../../core/plugin-api.js';
 import type { ClusterRedisConfig } from './config.js';
+import { RedisTimeout, isOutage, outageText } from './redis-errors.js';
 
 export type Client = RedisClientType;
 
 /** How often the link tries again while Redis is unreachable, and how often it says so. */
-const RETRY_MS = 1000;
+export const RETRY_MS = 1000;
 const WARN_EVERY_MS = 60_000;
 
 /**
@@ -43,7 +44,7 @@ export class RedisLink {
         await this.#connect();
         return;
       } catch (error) {
-        if (Date.now() + RETRY_MS > deadline) throw new Error(`cannot reach Redis at ${this.where()}: ${messageOf(error)}`, { cause: error });
+        if (Date.now() + RETRY_MS > deadline) throw new Error(`cannot reach Redis at ${this.where()}: ${outageText(error)}`, { cause: error });
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     }
@@ -123,16 +124,21 @@ export class RedisLink {
     if (!client || !this.#up || !client.isReady) throw new StoreUnavailableError(`Redis is unreachable (${this.where()})`);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new RedisTimeout(`${what}: no answer from Redis within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(() => reject(new RedisTimeout(`a command (${what}) got no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
       return await Promise.race([work(client), late]);
     } catch (error) {
+      if (pick() !== client && !(error instanceof ErrorReply)) {
+        // The link made its connections afresh (an outage began) while this command waited: the
+        // old connection's pending commands are failed by node-redis, whatever became of them.
+        throw new StoreUnavailableError(`Redis is unreachable (${this.where()}): ${outageText(error)}`, 5, { cause: error });
+      }
       if (isOutage(error)) {
         // A command that got no answer, or a master that became a replica: start afresh.
         if (error instanceof RedisTimeout || /^READONLY/.test(messageOf(error))) this.#stale = true;
         this.#down(error);
-        throw new StoreUnavailableError(`Redis is unreachable (${this.where()}): ${messageOf(error)}`, 5, { cause: error });
+        throw new StoreUnavailableError(`Redis is unreachable (${this.where()}): ${outageText(error)}`, 5, { cause: error });
       }
       throw error;
     } finally {
@@ -146,7 +152,7 @@ export class RedisLink {
     const make = () => {
       const client = createClient(options) as Client;
       // Unheard, node-redis's 'error' events would crash the process; the link reports outages itself.
-      client.on('error', (error: unknown) => this.log.debug(`Redis connection: ${messageOf(error)}`));
+      client.on('error', (error: unknown) => this.log.debug(`Redis connection: ${outageText(error)}`));
       client.on('end', () => {
         if (this.#clients && Object.values(this.#clients).includes(client)) this.#down(new Error('the connection to Redis closed'));
       });
@@ -213,7 +219,7 @@ export class RedisLink {
       this.#up = false;
       this.#downSince = now;
       this.#lastWarning = now;
-      this.log.warn(`Redis is unreachable (${this.where()}): ${messageOf(reason)}; serving reads from this node's copy, refusing writes with 503`);
+      this.log.warn(`Redis is unreachable (${this.where()}): ${outageText(reason)}; serving reads from this node's copy, refusing writes with 503`);
       for (const listener of [...this.#downListeners]) listener();
     }
     this.#scheduleRecovery();
@@ -248,7 +254,7 @@ export class RedisLink {
         await this.#connect();
       }
     } catch (error) {
-      this.log.debug(`Redis still unreachable: ${messageOf(error)}`);
+      this.log.debug(`Redis still unreachable: ${outageText(error)}`);
       this.#stale = true;
       this.#scheduleRecovery();
     }
@@ -260,8 +266,6 @@ export class RedisLink {
     if (clients) destroyAll(clients);
   }
 }
-
-class RedisTimeout extends Error {}
 
 /** A listener that takes itself out of `list` the first time it runs. */
 function once(resolve: () => void, list: (() => void)[]): () => void {
@@ -280,15 +284,6 @@ function destroyAll(clients: Record<string, Client>): void {
       // already closed
     }
   }
-}
-
-/** Errors that mean Redis cannot be used now, as opposed to a command's own error (a script's). */
-function isOutage(error: unknown): boolean {
-  if (error instanceof RedisTimeout) return true;
-  const name = error instanceof Error ? error.constructor.name : '';
-  if (['ClientOfflineError', 'ClientClosedError', 'SocketClosedUnexpectedlyError', 'ConnectionTimeoutError', 'ReconnectStrategyError'].includes(name)) return true;
-  // After a failover the old master is a replica: it refuses writes, and the master is elsewhere now.
-  return /^(READONLY|LOADING|MASTERDOWN)/.test(messageOf(error));
 }
 
 /** Waits `ms`, or until `signal` aborts (a loop waiting out an outage stops at close). */

@@ -1,4 +1,4 @@
-import { StoreUnavailableError, type EventOutbox, type InstanceEventType, type Logger, type OutboxItem } from '../../core/plugin-api.js';
+import { StoreUnavailableError, type EventOutbox, type Logger, type OutboxItem } from '../../core/plugin-api.js';
 import type { Keys } from './keys.js';
 import { messageOf, pause, type RedisLink } from './redis-link.js';
 
@@ -18,6 +18,8 @@ export interface OutboxOptions {
   readonly log: Logger;
   /** Resolves once this node's snapshot holds `seq` (so the handler sees the instance as of its event). */
   readonly applied: (seq: number) => Promise<void>;
+  /** The item an entry holds, or undefined when it is refused (logged there). */
+  readonly read: (fields: Readonly<Record<string, string>>, entry: string) => OutboxItem | undefined;
 }
 
 /**
@@ -122,10 +124,12 @@ export class RedisOutbox implements EventOutbox {
   #handle([id, flat]: StreamEntry): void {
     const fields: Record<string, string> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
-    const item: OutboxItem = {
-      seq: Number(fields.q), instance: fields.i!, version: Number(fields.v), type: fields.t as InstanceEventType,
-      timestamp: fields.ts!, from: fields.f!, to: fields.o!,
-    };
+    const item = this.options.read(fields, id);
+    if (!item) {
+      // Acknowledged, so no node takes it up again: nothing can be done with it.
+      void this.link.run('XACK', (client) => client.sendCommand(['XACK', this.keys.outbox, GROUP, id])).catch(() => undefined);
+      return;
+    }
     this.#working.add(id);
     void (async () => {
       await this.options.applied(item.seq);

@@ -37,6 +37,8 @@ test('config: where Redis is, and a TTL longer than the heartbeat, are required;
   assert.match(await text({ url: 'redis://h', 'on-outage': 'panic' }), /on-outage/);
   assert.match(await text({ url: 'redis://h', hearbeat: 1 }), /hearbeat/);
   assert.match(await text({ sentinel: { 'master-name': 'm', nodes: ['nohost'] } }), /host:port/);
+  assert.match(await text({ url: 'redis://h', 'secret-key': 'short' }), /cluster-redis.secret-key: must be at least 16 characters/);
+  assert.equal(await checkPlugin('cluster-redis', { 'cluster-redis': { url: 'redis://h', 'secret-key': 'sixteen characters' } }), []);
 });
 
 test('rendezvous: every node agrees on one owner; a node leaving moves only its own instances', () => {
