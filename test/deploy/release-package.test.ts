@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call } from '../support/http.js';
-import { checkoutManifest, cleanUpReleasePackage, releasePackage, runCommand, startListening } from '../support/release-package.js';
+import { readmeSteps, wordsOf } from '../support/readme-steps.js';
+import { checkoutManifest, releasePackage, runCommand, startListening } from '../support/release-package.js';
 
 /**
  * Issue 29, item 1: `npm pack` makes the release package an SRE installs, and installing it into
@@ -24,8 +25,6 @@ const REQUIRED = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'npm-s
   'config/vigil.service', 'bin/vigil.js', 'dist/core/main.js', 'dist/plugins/index.js', 'dist/ui-app/index.html'];
 /** Scripts npm runs when a package is installed, as a dependency, globally or in its own folder. */
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'];
-
-test.after(() => cleanUpReleasePackage());
 
 test('npm pack makes vigil-<version>.tgz holding the compiled daemon, the built dashboard, the unit, README, LICENSE and CHANGELOG, and nothing else', async () => {
   const { tarball, files } = await releasePackage();
@@ -51,11 +50,29 @@ test('the packed package.json has no script that runs on install; the pack leave
   assert.not.ok(existsSync(join(packedFrom, 'npm-shrinkwrap.json')), 'postpack removed the shrinkwrap it made');
 });
 
-test('installed with `npm install --global --omit=dev` into a temporary prefix: no warning, no build, `vigil --version`, and the daemon answers /health/readiness', async () => {
+/**
+ * The README's install steps, for a temporary prefix: `sudo` left out, the tarball the one packed
+ * here, and `--prefix` added after `--global` so nothing is installed on this machine.
+ */
+function installSteps(tarball: string, prefix: string): { pack: string[]; install: string[]; check: string[] } {
+  const steps = readmeSteps('release-install').map(wordsOf);
+  assert.is(steps.length, 3, 'pack, install, check');
+  const [pack, install, check] = steps as [string[], string[], string[]];
+  assert.equal(pack, ['npm', 'pack'], 'the pack this file made');
+  assert.is(install[0], 'sudo');
+  assert.is(install.at(-1), `./vigil-${manifest.version}.tgz`, 'the README names the package of this version');
+  const args = install.slice(1, -1);
+  assert.ok(args.includes('--global') && args.includes('--omit=dev'), args.join(' '));
+  args.splice(args.indexOf('--global') + 1, 0, '--prefix', prefix);
+  return { pack, install: [...args, tarball], check };
+}
+
+test('installed as README\'s "Installing a release" says, into a temporary prefix: no warning, no build, `vigil --version`, and the daemon answers /health/readiness', async () => {
   const { tarball, workDir } = await releasePackage();
   const prefix = join(workDir, 'prefix');
+  const steps = installSteps(tarball, prefix);
   const path = `${join(prefix, 'bin')}:${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
-  const install = await runCommand('npm', ['install', '--global', '--prefix', prefix, '--omit=dev', '--prefer-offline', tarball], { cwd: workDir, env: { PATH: path } });
+  const install = await runCommand(steps.install[0]!, steps.install.slice(1), { cwd: workDir, env: { PATH: path } });
   assert.is(install.code, 0, install.stderr);
   assert.equal(`${install.stdout}${install.stderr}`.split('\n').filter((line) => /\b(warn|WARN|error|ERR!)\b/.test(line)), [], 'npm printed no warning');
   const installed = join(prefix, 'lib', 'node_modules', 'vigil');
@@ -63,8 +80,9 @@ test('installed with `npm install --global --omit=dev` into a temporary prefix: 
   assert.not.ok(existsSync(join(installed, 'node_modules', 'typescript')), 'no devDependency');
   assert.not.ok(existsSync(join(installed, 'core')), 'no TypeScript source to build');
 
+  assert.equal(steps.check, ['vigil', '--version']);
   const vigil = join(prefix, 'bin', 'vigil');
-  const version = await runCommand(vigil, ['--version'], { cwd: workDir, env: { PATH: path } });
+  const version = await runCommand(vigil, steps.check.slice(1), { cwd: workDir, env: { PATH: path } });
   assert.equal([version.code, version.stdout, version.stderr], [0, `${manifest.version}\n`, '']);
 
   const empty = join(workDir, 'run');

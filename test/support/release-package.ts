@@ -16,7 +16,7 @@ export interface ReleasePackage {
   readonly files: readonly string[];
   /** The copy of the repository that was packed, to compare its package.json after the pack. */
   readonly packedFrom: string;
-  /** Where temporary folders of the tests that use it go (removed with `cleanUp`). */
+  /** Where temporary folders of the tests that use it go (removed with it). */
   readonly workDir: string;
 }
 
@@ -31,22 +31,15 @@ const NOT_COPIED = new Set(['node_modules', 'dist', 'coverage', '.git', '.build'
 
 let made: Promise<ReleasePackage> | undefined;
 
+/** Packs on the first call; the folder is removed when the test process exits. */
 export function releasePackage(): Promise<ReleasePackage> {
   made ??= pack();
   return made;
 }
 
-/** Removes the copy and the tarball (call it from the last test file's `after`; it is harmless twice). */
-export async function cleanUpReleasePackage(): Promise<void> {
-  const current = made;
-  made = undefined;
-  if (!current) return;
-  const { workDir } = await current.catch(() => ({ workDir: undefined }));
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-}
-
 async function pack(): Promise<ReleasePackage> {
   const workDir = mkdtempSync(join(tmpdir(), 'vigil-release-'));
+  process.once('exit', () => rmSync(workDir, { recursive: true, force: true }));
   const packedFrom = join(workDir, 'source');
   cpSync(repoRoot, packedFrom, {
     recursive: true,
@@ -61,28 +54,45 @@ async function pack(): Promise<ReleasePackage> {
   mkdirSync(out);
   const result = await runCommand('npm', ['pack', '--json', '--pack-destination', out], { cwd: packedFrom });
   if (result.code !== 0) {
-    rmSync(workDir, { recursive: true, force: true });
     throw new Error(`npm pack failed (${result.code}):\n${result.stderr}\n${result.stdout}`);
   }
   const [report] = JSON.parse(result.stdout.slice(result.stdout.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
   return { tarball: join(out, report.filename), files: report.files.map((file) => file.path).sort(), packedFrom, workDir };
 }
 
+export interface ProcessOptions {
+  readonly cwd: string;
+  /** Added to this process's environment (without npm's variables), or the whole of it with `replaceEnv`. */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly replaceEnv?: boolean;
+  /** Run as this user and group (the caller is root); supplementary groups are dropped. */
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+function spawnOptions(options: ProcessOptions): { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number } {
+  const inherited = options.replaceEnv ? {} : Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  return {
+    cwd: options.cwd,
+    env: { ...inherited, ...options.env },
+    ...(options.uid !== undefined ? { uid: options.uid } : {}),
+    ...(options.gid !== undefined ? { gid: options.gid } : {}),
+  };
+}
+
 /**
  * Runs a command with npm's own variables removed from the environment: under `npm test` they
  * describe this checkout's package and would steer the npm the command runs.
  */
-export function runCommand(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<Run> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+export function runCommand(command: string, args: readonly string[], options: ProcessOptions): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { ...spawnOptions(options), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-    child.on('error', reject);
+    child.on('error', (error) => reject(new Error(`${command} ${args.join(' ')}: ${error.message}`)));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
   });
 }
 
@@ -101,9 +111,8 @@ export interface Listening {
 }
 
 /** Starts a daemon command and resolves once it logs `listening on <url>`; rejects if it exits first. */
-export function startListening(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Listening> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-  const child = spawn(command, args, { cwd: options.cwd, env: { ...env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startListening(command: string, args: readonly string[], options: ProcessOptions): Promise<Listening> {
+  const child = spawn(command, args, { ...spawnOptions(options), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
