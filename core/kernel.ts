@@ -128,7 +128,7 @@ export class Kernel {
       },
     });
     this.#host = new PluginHost(prepared.plugins, contextOf, log, this.#settings['plugin-timeout']);
-    for (const line of prepared.deprecations) log.warn(line);
+    for (const line of [...prepared.deprecations, ...prepared.warnings]) log.warn(line);
   }
 
   /** Sets what a plugin's `requestExit` does (main.ts: the same shutdown as SIGTERM, then that exit code). */
