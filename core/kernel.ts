@@ -9,6 +9,7 @@ import { describeDaemon } from './about.js';
 import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
+import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
 import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
@@ -185,7 +186,7 @@ export class Kernel {
       throw error;
     }
     this.#phase = 'started';
-    this.#log.info(`listening on ${this.#url}`, { plugins: this.#host.report() });
+    this.#log.info(listeningLine(this.#url!, this.#settings.host, this.#boundPort!, this.#settings['context-path']), { plugins: this.#host.report() });
     return this.#url;
   }
 
