@@ -1,10 +1,10 @@
 import { DEFAULT_PLUGINS } from '../config/defaults.js';
-import { interpolate } from '../config/interpolate.js';
 import { unitlessDurationWarnings } from '../config/duration-warnings.js';
-import { didYouMean } from '../config/suggest.js';
+import { interpolate } from '../config/interpolate.js';
 import { migrateMovedKeys } from '../config/legacy-keys.js';
 import { KERNEL_KEYS, kernelSchema, type KernelConfig } from '../config/kernel-schema.js';
 import { loadConfigFile } from '../config/load.js';
+import { didYouMean } from '../config/suggest.js';
 import { validateSection } from '../config/validate.js';
 import { ProblemsError, VigilError, messageOf } from './errors.js';
 import type { VigilPlugin } from './plugin-api.js';

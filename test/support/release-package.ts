@@ -71,7 +71,8 @@ export interface ProcessOptions {
 }
 
 function spawnOptions(options: ProcessOptions): { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number } {
-  const inherited = options.replaceEnv ? {} : Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  // Not npm's variables of this run, nor c8's coverage directory: npm itself is no code of ours to cover.
+  const inherited = options.replaceEnv ? {} : Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE_V8_COVERAGE'));
   return {
     cwd: options.cwd,
     env: { ...inherited, ...options.env },
