@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { DURATION_META } from './duration-warnings.js';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const PATTERN = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/;
@@ -38,5 +39,7 @@ export function duration(): yup.NumberSchema<number | undefined> {
   return yup
     .number()
     .transform((_value: unknown, original: unknown) => parseDuration(original) ?? Number.NaN)
-    .typeError('${path} must be a duration such as 250ms, 10s, 1m, 1h or PT10S (got ${originalValue})');
+    .typeError('${path} must be a duration such as 250ms, 10s, 1m, 1h or PT10S (got ${originalValue})')
+    // Found by the check that warns about a unit-less value read as milliseconds.
+    .meta(DURATION_META);
 }

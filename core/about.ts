@@ -1,6 +1,6 @@
 import { maskSecrets } from '../config/mask-secrets.js';
 import type { DaemonAbout } from './plugin-api.js';
-import type { Prepared } from './prepare.js';
+import type { Prepared, PreparedPlugin } from './prepare.js';
 import { sectionKeyOf } from './plugin-order.js';
 import { vigilVersion } from './version.js';
 
@@ -19,7 +19,15 @@ export function describeDaemon(prepared: Prepared): DaemonAbout {
   }
   return {
     version: vigilVersion(),
-    plugins: listed.map(({ plugin, resolved }) => ({ name: plugin.name, version: plugin.version ?? null, source: resolved.source, entry: resolved.entry })),
+    plugins: listed.map((item) => ({ name: item.plugin.name, version: pluginVersion(item), source: item.resolved.source, entry: item.resolved.entry })),
     config: maskSecrets(config) as Record<string, unknown>,
   };
+}
+
+/**
+ * A built-in plugin ships with Vigil, so its version is Vigil's (whatever its object says); a
+ * plugin from a path or a package has its own, or none.
+ */
+export function pluginVersion({ plugin, resolved }: Pick<PreparedPlugin, 'plugin' | 'resolved'>): string | null {
+  return resolved.source === 'builtin' ? vigilVersion() : plugin.version ?? null;
 }

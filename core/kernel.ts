@@ -12,6 +12,7 @@ import { answerProtocolErrors } from './http/protocol-errors.js';
 import { AllowedHosts } from './http/allowed-hosts.js';
 import { ConnectionLimits, connectionsCheckingInterval, type ConnectionLimitSettings } from './http/connection-limits.js';
 import { openFileLimit, openFileWarning } from './http/open-file-limit.js';
+import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
 import { ALLOWED_HOSTS, EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
@@ -133,7 +134,7 @@ export class Kernel {
       },
     });
     this.#host = new PluginHost(prepared.plugins, contextOf, log, this.#settings['plugin-timeout']);
-    for (const line of prepared.deprecations) log.warn(line);
+    for (const line of [...prepared.deprecations, ...prepared.warnings]) log.warn(line);
   }
 
   /** Sets what a plugin's `requestExit` does (main.ts: the same shutdown as SIGTERM, then that exit code). */
@@ -206,7 +207,7 @@ export class Kernel {
       throw error;
     }
     this.#phase = 'started';
-    this.#log.info(`listening on ${this.#url}`, { plugins: this.#host.report() });
+    this.#log.info(listeningLine(this.#url!, this.#settings.host, this.#boundPort!, this.#settings['context-path']), { plugins: this.#host.report() });
     return this.#url;
   }
 

@@ -56,6 +56,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     return fail(error instanceof ProblemsError ? error.problems : [messageOf(error)]);
   }
   if (options.checkConfig) {
+    for (const warning of prepared.warnings) process.stderr.write(`vigil: warning: ${warning}\n`);
     process.stdout.write(`config OK: ${prepared.filepath ?? 'built-in defaults'}; plugins: ${prepared.plugins.map((p) => p.plugin.name).join(', ')}\n`);
     return;
   }
@@ -124,6 +125,7 @@ async function reloadConfig(kernel: Kernel, prepareConfig: () => Promise<Prepare
     log.error(`config reload refused (${problems.length} problem${problems.length === 1 ? '' : 's'}); the running config stays`);
     return;
   }
+  for (const warning of next.warnings) log.warn(warning);
   const report = await kernel.reload(next);
   for (const line of report.restart) log.warn(`config reload: ${line} changed; it needs a restart and was not applied`);
   for (const line of report.failed) log.error(`config reload: ${line}; that section keeps its running value`);

@@ -1,3 +1,4 @@
+import { pluginVersion } from './about.js';
 import { VigilError, messageOf } from './errors.js';
 import type { Logger, PluginContext, ReloadResult } from './plugin-api.js';
 import type { PreparedPlugin } from './prepare.js';
@@ -75,7 +76,10 @@ export class PluginHost {
 
   /** The boot report: each plugin with where it came from. */
   report(): string {
-    return this.plugins.map(({ plugin, resolved }) => `${plugin.name}${plugin.version ? `@${plugin.version}` : ''} (${resolved.source})`).join(', ');
+    return this.plugins.map((item) => {
+      const version = pluginVersion(item);
+      return `${item.plugin.name}${version ? `@${version}` : ''} (${item.resolved.source})`;
+    }).join(', ');
   }
 
   async #run(item: PreparedPlugin, step: Step, timeoutMs: number): Promise<number> {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { nearestName } from '../config/suggest.js';
 import { VigilError, messageOf } from './errors.js';
 import type { VigilPlugin } from './plugin-api.js';
 
@@ -47,11 +48,19 @@ export async function resolvePlugin(entry: string, builtins: BuiltinPlugins, bas
     if (!file) throw new VigilError('ERR_PLUGIN_NOT_FOUND', `plugin "${entry}": no file or package folder at ${resolve(baseDir, entry)}`);
   } else {
     source = 'package';
+    // A typo of a built-in is answered with the built-in, never with a package to install: a
+    // package of that name could be anyone's (typo-squatting). One that is installed still loads.
+    const meant = nearestName(entry, Object.keys(builtins));
+    const installed = PACKAGE_NAME.test(entry) ? findPackage(entry, baseDir) : undefined;
+    if (meant && !installed) {
+      throw new VigilError('ERR_PLUGIN_NOT_FOUND',
+        `plugin "${entry}": not a built-in plugin; did you mean "${meant}"? (a plugin of another name loads from ./path or an installed npm package)`);
+    }
     if (!PACKAGE_NAME.test(entry)) {
       throw new VigilError('ERR_PLUGIN_NOT_FOUND',
         `plugin "${entry}": not a built-in plugin (${Object.keys(builtins).join(', ')}), not a path (start it with ./) and not a valid npm package name`);
     }
-    file = findPackage(entry, baseDir);
+    file = installed;
     if (!file) {
       throw new VigilError('ERR_PLUGIN_NOT_FOUND',
         `plugin "${entry}": not a built-in plugin (${Object.keys(builtins).join(', ')}) and no npm package of that name is installed (npm install ${entry})`);

@@ -1,8 +1,10 @@
 import { DEFAULT_PLUGINS } from '../config/defaults.js';
+import { unitlessDurationWarnings } from '../config/duration-warnings.js';
 import { interpolate } from '../config/interpolate.js';
 import { migrateMovedKeys } from '../config/legacy-keys.js';
 import { KERNEL_KEYS, kernelSchema, type KernelConfig } from '../config/kernel-schema.js';
 import { loadConfigFile } from '../config/load.js';
+import { didYouMean } from '../config/suggest.js';
 import { validateSection } from '../config/validate.js';
 import { ProblemsError, VigilError, messageOf } from './errors.js';
 import type { VigilPlugin } from './plugin-api.js';
@@ -34,6 +36,8 @@ export interface Prepared {
   readonly settings: KernelConfig;
   /** Lines to log at start-up about keys that still work but moved. */
   readonly deprecations: readonly string[];
+  /** Lines to log at start-up about values that are valid but likely not what was meant. */
+  readonly warnings: readonly string[];
   /** In setup order: dependencies first, list order otherwise. */
   readonly plugins: readonly PreparedPlugin[];
   readonly filepath: string | null;
@@ -47,6 +51,7 @@ export interface Prepared {
  */
 export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const problems: string[] = [];
+  const warnings: string[] = [];
   let filepath: string | null = null;
   let baseDir = options.cwd;
   let raw: Record<string, unknown>;
@@ -58,12 +63,15 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     ({ filepath, baseDir, raw } = file);
   }
 
-  const moved = migrateMovedKeys({ ...(interpolate(raw, options.env, problems) as Record<string, unknown>), ...options.overrides });
+  // Where a variable was unset, the value left behind would fail its check too: one problem is enough.
+  const unset: string[] = [];
+  const moved = migrateMovedKeys({ ...(interpolate(raw, options.env, problems, '', unset) as Record<string, unknown>), ...options.overrides });
   problems.push(...moved.problems);
   const merged = moved.config;
   const kernelPart = Object.fromEntries(Object.entries(merged).filter(([key]) => KERNEL_KEYS.includes(key)));
   const kernel = await validateSection(kernelSchema, kernelPart, '');
   if (!kernel.ok) problems.push(...kernel.problems);
+  else warnings.push(...unitlessDurationWarnings(kernelSchema, kernelPart, ''));
 
   // The configured list counts even when another kernel key is invalid, so its problems show too.
   const listed = merged.plugins;
@@ -97,7 +105,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const knownKeys = new Set(KERNEL_KEYS);
   const prepared: PreparedPlugin[] = [];
   for (const resolved of loaded) {
-    const config = await sectionOf(resolved.plugin, merged, problems);
+    const config = await sectionOf(resolved.plugin, merged, problems, warnings);
     prepared.push({ resolved, plugin: resolved.plugin, config, rank: entries.indexOf(resolved.entry) });
     const key = sectionKeyOf(resolved.plugin);
     if (key) knownKeys.add(key);
@@ -107,24 +115,38 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   for (const [name, builtin] of Object.entries(options.builtins)) {
     if (!builtin.section || loaded.some((item) => item.source === 'builtin' && item.entry === name)) continue;
     knownKeys.add(builtin.section);
-    if (merged[builtin.section] !== undefined) await sectionOf(await builtin.load(), merged, problems);
+    if (merged[builtin.section] !== undefined) await sectionOf(await builtin.load(), merged, problems, []);
   }
   for (const key of Object.keys(merged)) {
-    if (!knownKeys.has(key)) problems.push(`${key}: unknown key (not a kernel setting nor the section of a known plugin)`);
+    if (!knownKeys.has(key)) problems.push(`${key}: unknown key (not a kernel setting nor the section of a known plugin)${didYouMean(key, knownKeys)}`);
   }
 
   const { ordered, problems: orderProblems } = orderByDependencies(prepared);
   problems.push(...orderProblems);
-  if (problems.length > 0) throw new ProblemsError('ERR_CONFIG_INVALID', problems);
-  return { settings: kernel.ok ? kernel.value : (undefined as never), plugins: ordered, filepath, deprecations: moved.deprecations };
+  const reported = problems.filter((problem) => !derivedFromUnset(problem, unset));
+  if (reported.length > 0) throw new ProblemsError('ERR_CONFIG_INVALID', reported);
+  return { settings: kernel.ok ? kernel.value : (undefined as never), plugins: ordered, filepath, deprecations: moved.deprecations, warnings };
 }
 
-async function sectionOf(plugin: VigilPlugin<unknown>, merged: Record<string, unknown>, problems: string[]): Promise<unknown> {
+async function sectionOf(plugin: VigilPlugin<unknown>, merged: Record<string, unknown>, problems: string[], warnings: string[]): Promise<unknown> {
   const key = sectionKeyOf(plugin);
   const section = key ? merged[key] : undefined;
   if (!plugin.configSchema) return section;
   const result = await validateSection(plugin.configSchema, section, key ?? plugin.name);
-  if (result.ok) return result.value;
+  if (result.ok) {
+    warnings.push(...unitlessDurationWarnings(plugin.configSchema, section, key ?? plugin.name));
+    return result.value;
+  }
   problems.push(...result.problems.map((problem) => `plugin "${plugin.name}": ${problem}`));
   return undefined;
+}
+
+/**
+ * A problem at a key whose value still holds an unset `${VAR}` (or inside it): the interpolation
+ * already reported the variable, so "must be a number" or "not a valid URL" would only repeat it.
+ */
+function derivedFromUnset(problem: string, unset: readonly string[]): boolean {
+  if (unset.length === 0 || problem.includes('environment variable')) return false;
+  const path = problem.replace(/^plugin "[^"]*": /, '').split(': ')[0]!;
+  return unset.some((key) => path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`));
 }

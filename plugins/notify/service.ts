@@ -6,6 +6,7 @@ import { DeliveryQueue } from './delivery-queue.js';
 import { describe } from './facts.js';
 import { FilterStore } from './filters.js';
 import { HttpSender } from './http-sender.js';
+import { warnWithoutBaseUrl } from './link-back.js';
 import { Pipeline, type ChannelRuntime } from './pipeline.js';
 import { Redactor } from './redaction.js';
 import { ReminderStore } from './reminders.js';
@@ -86,6 +87,7 @@ export class NotifyService {
     this.#pipeline = pipeline;
     this.#stopConsuming = ctx.services.use(EVENT_OUTBOX)!.consume(pipeline.handle);
     if (config.reminder.period > 0) this.#every(config.reminder['check-interval'], () => pipeline.remind());
+    warnWithoutBaseUrl(ctx, this.#channels);
     const names = this.#channels.map((channel) => `${channel.name} → ${channel.target}${channel.settings.enabled ? '' : ' (disabled)'}`);
     ctx.log.info(names.length > 0 ? `channels: ${names.join(', ')}` : 'no notification channel is loaded: add notify-webhook, notify-slack, ... to plugins');
   }

@@ -54,7 +54,7 @@ test('GET /ui/about: version, plugins in list order, the effective config with d
     const about = reply.json as { version: string; plugins: { name: string; version: string | null; source: string }[]; config: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- read key by key
     assert.is(about.version, vigilVersion());
     assert.equal(about.plugins.map((plugin) => plugin.name), ['rest-api', 'sse', 'ui', 'basic-auth', 'cors']);
-    assert.equal(about.plugins.find((plugin) => plugin.name === 'ui'), { name: 'ui', version: '1.0.0', source: 'builtin', entry: 'ui' });
+    assert.equal(about.plugins.find((plugin) => plugin.name === 'ui'), { name: 'ui', version: vigilVersion(), source: 'builtin', entry: 'ui' });
     assert.equal(about.config.plugins, ['rest-api', 'sse', 'ui', 'basic-auth', 'cors']);
     assert.is(about.config.sse['ping-interval'], 20_000, 'validated: durations in ms');
     assert.is(about.config.port, 0);

@@ -25,6 +25,8 @@ export interface MissingBinary {
   readonly binary: Binary;
   /** How many tests were skipped for it. */
   skipped: number;
+  /** Why, where it is not a missing program (see requireRoot). */
+  readonly reason?: string;
 }
 
 const missing = new Map<string, MissingBinary>();
@@ -33,8 +35,25 @@ export function missingBinaries(): readonly MissingBinary[] {
   return [...missing.values()];
 }
 
-export function skipLine({ binary, skipped }: MissingBinary): string {
-  return `Skipped ${skipped} test${skipped === 1 ? '' : 's'}: ${missingMessage(binary)}`;
+export function skipLine({ binary, skipped, reason }: MissingBinary): string {
+  return `Skipped ${skipped} test${skipped === 1 ? '' : 's'}: ${reason ?? missingMessage(binary)}`;
+}
+
+/**
+ * Tests that must run as root (they create a system user and files owned by root and by it), as
+ * CI does. Elsewhere they are skipped with one line saying `reason`; a machine that is not root
+ * is not a missing program, so `VIGIL_REQUIRE_BINARIES=1` does not turn this into a failure.
+ */
+export function requireRoot(reason: string, base: Test = uvuTest): Test {
+  if (process.getuid?.() === 0) return base;
+  const name = `root: ${reason}`;
+  let entry = missing.get(name);
+  if (!entry) {
+    entry = { binary: { name: 'root', install: '', path: undefined, looked: '' }, skipped: 0, reason: `not running as root: ${reason}` };
+    missing.set(name, entry);
+    if (!(globalThis as Record<symbol, unknown>)[RUNNER_FLAG]) console.log(`Skipping the tests that need root: ${reason}`);
+  }
+  return skipping(base, entry);
 }
 
 export function requireBinary(name: string, install: string, base: Test = uvuTest): RequiredBinary {

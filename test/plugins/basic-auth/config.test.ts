@@ -48,7 +48,7 @@ test('flood limits: durations, whole numbers in range, each named when wrong', a
     'plugin "basic-auth": basic-auth.failure-refill-interval: must be a duration such as 250ms, 10s, 1m, 1h or PT10S (got soon)',
     'plugin "basic-auth": basic-auth.tracked-addresses: must be a whole number',
   ]);
-  assert.equal(await check({ users, 'failures-per-adress': 3 }), ['plugin "basic-auth": basic-auth: unknown key(s): failures-per-adress']);
+  assert.equal(await check({ users, 'failures-per-adress': 3 }), ['plugin "basic-auth": basic-auth: unknown key(s): failures-per-adress (did you mean "failures-per-address"?)']);
 });
 
 test('a plain token is replaced by its SHA-256 during validation; token-hash forms are canonical', async () => {
@@ -124,7 +124,7 @@ test('realm and the section itself: shape errors and unknown keys', async () => 
   assert.equal(await check({ users, realm: 'say "hi"' }), [
     'plugin "basic-auth": basic-auth.realm: must not contain quotes, backslashes or control characters',
   ]);
-  assert.equal(await check({ users, user: [] }), ['plugin "basic-auth": basic-auth: unknown key(s): user']);
+  assert.equal(await check({ users, user: [] }), ['plugin "basic-auth": basic-auth: unknown key(s): user (did you mean "users"?)']);
   assert.equal(await check('admin:pw'), ['plugin "basic-auth": basic-auth: must be a mapping of keys to values']);
   assert.equal(await check({ users, realm: 'Ops' }), []);
   assert.equal(await check({ users: 'admin' }), ['plugin "basic-auth": basic-auth.users: must be a list of users']);

@@ -149,7 +149,7 @@ test('config: credentials with `*` are refused rather than reflecting every orig
 });
 
 test('config: unknown keys, bad origins, methods, booleans and numbers are named', async () => {
-  assert.equal(await checkPlugin('cors', { cors: { 'allowed-origin': OPS } }), ['plugin "cors": cors: unknown key(s): allowed-origin']);
+  assert.equal(await checkPlugin('cors', { cors: { 'allowed-origin': OPS } }), ['plugin "cors": cors: unknown key(s): allowed-origin (did you mean "allowed-origins"?)']);
   assert.equal(await checkPlugin('cors', {
     cors: { 'allowed-origins': [`${OPS}/admin`], 'allowed-methods': 'GET,P(ST', 'allowed-headers': 42, 'allow-credentials': 'maybe', 'max-age': 1.5 },
   }), [

@@ -101,7 +101,9 @@ test('About: Vigil\'s version, the loaded plugins, and the effective config', as
     await page.getByRole('link', { name: 'About' }).click();
     await page.getByTestId('vigil-version').filter({ hasText: vigilVersion() }).waitFor();
     assert.equal(await page.locator('tr[data-plugin] td:first-child').allTextContents(), ['rest-api', 'sse', 'proxy', 'monitor', 'detect-index', 'ui']);
-    assert.match(await page.locator('tr[data-plugin=ui]').textContent() ?? '', 'ui1.0.0built in');
+    // A built-in plugin ships with Vigil: its version is Vigil's.
+    assert.match(await page.locator('tr[data-plugin=ui]').textContent() ?? '', `ui${vigilVersion()}built in`);
+    assert.match(await page.locator('tr[data-plugin=rest-api]').textContent() ?? '', `rest-api${vigilVersion()}built in`);
     const config = await page.locator('pre.config').textContent() ?? '';
     assert.match(config, /^port: 0$/m);
     assert.match(config, /^monitor:\n(  .*\n)*  status-interval: 200$/m);

@@ -29,7 +29,7 @@ export default function AboutPage() {
                 {about.plugins.map((plugin) => (
                   <tr key={plugin.name} data-plugin={plugin.name}>
                     <td class="mono">{plugin.name}</td>
-                    <td>{plugin.version ?? <span class="muted">{plugin.source === 'builtin' ? `built in (${about.version})` : '–'}</span>}</td>
+                    <td>{plugin.version ?? <span class="muted">–</span>}</td>
                     <td class="muted">{plugin.source === 'builtin' ? 'built in' : plugin.entry}</td>
                   </tr>
                 ))}
