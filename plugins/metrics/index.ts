@@ -40,7 +40,7 @@ export default definePlugin<MetricsConfig>({
           get: {
             tags: ['ops'],
             summary: 'Vigil\'s own metrics, in the Prometheus text format',
-            description: 'Names start with vigil_ (plus the process_* and nodejs_* defaults); values are computed at scrape time. See the README section "Metrics" for every name.',
+            description: 'Names start with vigil_ (plus the process_* and nodejs_* defaults); values are computed at scrape time. docs/operating.md, "Metrics", lists every name.',
             operationId: 'getMetrics',
             responses: {
               200: { description: 'The exposition', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },

@@ -33,7 +33,7 @@ function freePort(): Promise<number> {
   });
 }
 
-/** What a user writes (README "Prometheus"): targets from /prometheus/sd, the application label relabelled, Vigil itself scraped with the token. */
+/** What a user writes (docs/operating.md, "Prometheus service discovery"): targets from /prometheus/sd, the application label relabelled, Vigil itself scraped with the token. */
 function prometheusConfig(vigil: URL): string {
   return `global:
   scrape_interval: 1s
