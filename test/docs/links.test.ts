@@ -15,8 +15,8 @@ import { repoRoot } from '../support/paths.js';
 const docsPages = (): string[] => readdirSync(join(repoRoot, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
 const readme = (): string => readFileSync(join(repoRoot, 'README.md'), 'utf8');
 
-test('every relative link and anchor in README.md and docs/*.md resolves', () => {
-  assert.equal(brokenLinks(repoRoot, ['README.md', ...docsPages()]), []);
+test('every relative link and anchor in README.md, docs/*.md and CHANGELOG.md resolves', () => {
+  assert.equal(brokenLinks(repoRoot, ['README.md', ...docsPages(), 'CHANGELOG.md']), []);
 });
 
 test('the README links every page of docs/', () => {
