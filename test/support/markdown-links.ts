@@ -14,19 +14,14 @@ export interface MarkdownLink {
   target: string;
 }
 
-/** Lines outside fenced code, with inline code removed (a `](x)` inside backticks is no link). */
-function proseLines(text: string): Array<{ line: number; text: string }> {
-  const out: Array<{ line: number; text: string }> = [];
+/** The lines outside fenced code blocks, numbered from 1. */
+function* outsideFences(text: string): Generator<{ line: number; raw: string }> {
   let fence: string | undefined;
-  text.split('\n').forEach((raw, index) => {
+  for (const [index, raw] of text.split('\n').entries()) {
     const marker = /^\s*(`{3,}|~{3,})/.exec(raw)?.[1];
-    if (marker && (fence === undefined || marker.startsWith(fence))) {
-      fence = fence === undefined ? marker : undefined;
-      return;
-    }
-    if (fence === undefined) out.push({ line: index + 1, text: raw.replace(/(`+)[\s\S]*?\1/g, '') });
-  });
-  return out;
+    if (marker && (fence === undefined || marker.startsWith(fence))) fence = fence === undefined ? marker : undefined;
+    else if (fence === undefined) yield { line: index + 1, raw };
+  }
 }
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens. */
@@ -38,14 +33,7 @@ export function headingSlug(heading: string): string {
 export function anchorsOf(text: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
-  let fence: string | undefined;
-  for (const raw of text.split('\n')) {
-    const marker = /^\s*(`{3,}|~{3,})/.exec(raw)?.[1];
-    if (marker && (fence === undefined || marker.startsWith(fence))) {
-      fence = fence === undefined ? marker : undefined;
-      continue;
-    }
-    if (fence !== undefined) continue;
+  for (const { raw } of outsideFences(text)) {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(raw)?.[1];
     if (heading !== undefined) {
       const slug = headingSlug(heading);
@@ -61,8 +49,9 @@ export function anchorsOf(text: string): Set<string> {
 /** The relative links and images of a page (absolute URLs and mailto: left out). */
 export function linksOf(file: string, text: string): MarkdownLink[] {
   const links: MarkdownLink[] = [];
-  for (const { line, text: prose } of proseLines(text)) {
-    for (const match of prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+  for (const { line, raw } of outsideFences(text)) {
+    // Inline code is no link: `](x)` inside backticks is text.
+    for (const match of raw.replace(/(`+)[\s\S]*?\1/g, '').matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
       const target = match[1]!;
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
       links.push({ file, line, target });
