@@ -36,8 +36,14 @@ export function startNode(nodeId: string, options: NodeOptions): Promise<Daemon>
 
 export async function startNodes(count: number, options: NodeOptions): Promise<Daemon[]> {
   const nodes: Daemon[] = [];
-  // One after the other: each joins a cluster the previous ones already formed.
-  for (let n = 1; n <= count; n += 1) nodes.push(await startNode(`n${n}`, options));
+  try {
+    // One after the other: each joins a cluster the previous ones already formed.
+    for (let n = 1; n <= count; n += 1) nodes.push(await startNode(`n${n}`, options));
+  } catch (error) {
+    // The test never gets the ones already running: left alone, they would keep its runner from exiting.
+    await stopAll(nodes);
+    throw error;
+  }
   return nodes;
 }
 
