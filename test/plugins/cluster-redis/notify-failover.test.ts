@@ -5,7 +5,7 @@ import { eventually } from '../../support/http.js';
 import { startRedis, type RedisProcess } from '../../support/redis-server.js';
 import { requireBinary } from '../../support/require-binary.js';
 import { Receiver, type Received } from '../notify/receiver.js';
-import { PLUGINS, register, startNodes, stopAll, withDiagnosis } from './support.js';
+import { FAST, PLUGINS, register, startNodes, stopAll, withDiagnosis } from './support.js';
 
 const { test, path: redisServer } = requireBinary('redis-server', 'apt-get install redis-server');
 
@@ -36,7 +36,12 @@ test('kill -9 of the node delivering a notification: another node claims it from
   const nodes = await startNodes(3, {
     redisUrl: redis!.url,
     plugins: [...PLUGINS, 'notify', 'notify-webhook'],
+    // Time to answer that a loaded machine can honour: a fake instance answering a check after 400 ms
+    // is rightly OFFLINE, and a node whose Redis calls take 500 ms rightly drops out, and either
+    // sends notifications this scenario does not expect.
+    cluster: { 'heartbeat-interval': '500ms', 'heartbeat-ttl': '3s', 'command-timeout': '2s' },
     config: {
+      monitor: { ...FAST.monitor, 'status-interval': '3s', 'default-timeout': '2s' },
       // Debug: a failure under load is diagnosed from every status change's reason (see withDiagnosis).
       'log-level': 'debug',
       // A long timeout: the node holding the unanswered call must not give up on its own first.
