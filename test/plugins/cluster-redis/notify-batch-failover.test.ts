@@ -8,7 +8,7 @@ import { eventually } from '../../support/http.js';
 import { startRedis, type RedisProcess } from '../../support/redis-server.js';
 import { requireBinary } from '../../support/require-binary.js';
 import { Receiver, type Received } from '../notify/receiver.js';
-import { PLUGINS, register, startNode, stopAll, withDiagnosis } from './support.js';
+import { FAST, PLUGINS, register, startNode, stopAll, withDiagnosis } from './support.js';
 
 const { test, path: redisServer } = requireBinary('redis-server', 'apt-get install redis-server');
 
@@ -42,7 +42,10 @@ const nodeOf = (request: Received) => /\(node ([^)]+)\)/.exec(String(request.hea
 const node = (id: string, groupWindow: string) => startNode(id, {
   redisUrl: redis!.url,
   plugins: [...PLUGINS, 'notify', 'notify-webhook'],
+  // Time to answer that a loaded machine can honour (as in notify-failover.test.ts): no OFFLINE, no node dropping out.
+  cluster: { 'heartbeat-interval': '500ms', 'heartbeat-ttl': '3s', 'command-timeout': '2s' },
   config: {
+    monitor: { ...FAST.monitor, 'status-interval': '3s', 'default-timeout': '2s' },
     'log-level': 'debug',
     // Reminders only for their record (below); the period outlasts the test.
     notify: { 'group-window': groupWindow, reminder: { period: '1h' }, delivery: { 'backoff-base': '20ms', 'backoff-cap': '100ms' } },
