@@ -1,6 +1,8 @@
+import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
+import { changeStatusCommand, statusInfo } from '../../../core/plugin-api.js';
 import { eventually } from '../../support/http.js';
 import { statusCallCutOff } from '../../../plugins/monitor/status-updater.js';
 import { closedPort, monitorKernel, register, registerFake, statusEvent } from './support.js';
@@ -266,6 +268,32 @@ test('an OFFLINE instance keeps being checked (with back-off) and recovers', asy
     fake.setHealth(200, { status: 'UP' });
     await statusEvent(tk, id, 'UP', offline.version);
   } finally {
+    await tk.stop();
+    await fake.close();
+  }
+});
+
+test('a check whose call went out before another writer recorded a status records nothing: an older observation never overwrites a newer one', async () => {
+  // In a cluster, two nodes check an instance at once for up to a heartbeat while ownership moves:
+  // the old owner's UP, answered before the instance went DOWN, must not land on top of the new
+  // owner's DOWN (a false recovery, notified as DOWN → UP).
+  const fake = await FakeActuator.start();
+  const tk = await monitorKernel();
+  const held: ServerResponse[] = [];
+  try {
+    const id = await registerFake(tk, fake, 'overtaken-app');
+    const up = await statusEvent(tk, id, 'UP');
+    fake.on('GET', '/health', { handler: (_req, res) => held.push(res) });
+    await eventually(() => held.length === 1, 'a check waiting for its answer');
+    // Another node's check of the same instance records DOWN meanwhile.
+    const down = await tk.kernel.instances.apply(id, changeStatusCommand(statusInfo('DOWN', {})));
+    held[0]!.writeHead(200, { 'content-type': ACTUATOR_V3 }).end('{"status":"UP"}');
+    // Checks of one instance never overlap: the next call means the answered one is finished.
+    await eventually(() => held.length === 2, 'the next check');
+    const statuses = tk.kernel.instances.eventsOf(id).filter((e) => e.type === 'STATUS_CHANGED').map((e) => [e.version, e.statusInfo.status]);
+    assert.equal(statuses, [[up.version, 'UP'], [down!.version, 'DOWN']]);
+  } finally {
+    for (const res of held) res.destroy();
     await tk.stop();
     await fake.close();
   }
