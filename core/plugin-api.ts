@@ -44,21 +44,17 @@ export { statusInfo, severity } from './store/status.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
-export { appendVary, varyOnWrite } from './http/vary.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
-export { InFlight } from './in-flight.js';
 export { Fifo } from './fifo.js';
 export { vigilVersion } from './version.js';
 export { parseRegistration, type HeldRegistrationOf } from './store/registration.js';
 export { instanceIdOf } from './store/instance-id.js';
-export { turnSlot } from './turn-slots.js';
 export { defineToken, type ServiceToken } from './contract/tokens.js';
 export {
   DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, instanceHttpOf,
   type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
 } from './contract/instance-calls.js';
 export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
-export { CancellableHandler } from './outbound/cancellable-handler.js';
 export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type InstanceTransition, type LogReceiver, type NewEvent } from './contract/event-log.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
@@ -82,27 +78,6 @@ export {
   type InstanceNotification, type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance,
   type OutgoingRequest, type SummaryNotification,
 } from './contract/notification.js';
-export * as escapes from './notification/escape.js';
-export type { Escape } from './notification/escape.js';
-export { TEMPLATE_FIELDS, TemplateError, capText, fieldValue, parseTemplate, renderTemplate, type Template } from './notification/template.js';
-export { sendEach } from './notification/send-each.js';
-export { MAX_GROUP_LINES, groupLines, groupTitle, instanceText, joinLines, summaryText, type MessageTemplates } from './notification/texts.js';
-export {
-  CHANGE_PATTERN, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, template,
-  type ChannelDefaults, type ChannelSection,
-} from './notification/channel-schema.js';
-export { LiveChannel, defineChannel, type ChannelPluginDefinition } from './notification/define-channel.js';
-// Discovery sources (`discovery-file`, ...) and third-party ones share one core: see core/discovery/.
-export { defineDiscoverySource } from './discovery/define-source.js';
-export { convertService, ConversionError } from './discovery/convert.js';
-export { simpleMatch } from './discovery/filters.js';
-export { ApiError, getJson, type GetOptions, type JsonAnswer } from './discovery/api-client.js';
-export { metadataMap, type DiscoveryConfig } from './discovery/config.js';
-export type { DiscoveryRun } from './discovery/runner.js';
-export type { RunDiff } from './discovery/reconcile.js';
-export type {
-  Discovered, DiscoveredRegistration, DiscoveredService, DiscoverySource, DiscoverySourceDefinition, ListOptions, RunReason, SourceContext,
-} from './discovery/types.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
@@ -139,6 +114,28 @@ export interface VigilPlugin<Config = unknown> {
    * section is reported as needing a restart.
    */
   reload?(ctx: PluginContext<Config>, config: Config): ReloadResult | Promise<ReloadResult>;
+  /**
+   * Commands this plugin adds to the `vigil` CLI, by name (`basic-auth` adds `vigil hash-password`).
+   * A command runs alone: no kernel, no config, no lifecycle step; it gets the words after its
+   * name and the process's streams. A built-in plugin's commands are also named in the built-in
+   * map, so the CLI imports only the plugin whose command was asked for.
+   */
+  readonly commands?: Readonly<Record<string, PluginCommand>>;
+}
+
+/** One `vigil <name> [args]` command of a plugin. */
+export interface PluginCommand {
+  /** Runs the command and resolves with the process's exit code; problems go to `io.stderr`. */
+  run(args: readonly string[], io: CommandIo): Promise<number>;
+}
+
+/** The process's streams, as a command gets them (tests give it their own). */
+export interface CommandIo {
+  readonly stdin: NodeJS.ReadableStream;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  /** Whether stdin is a terminal (a command may then prompt, e.g. with echo off). */
+  readonly isTTY: boolean;
 }
 
 /** What `reload` returns: nothing when everything applied, else the keys that need a restart. */

@@ -11,6 +11,8 @@ export type PluginLoader = () => Promise<VigilPlugin<unknown>>;
 export interface BuiltinPlugin {
   /** The config key the plugin reads (its `configKey`), known without importing it; null for none. */
   readonly section: string | null;
+  /** The CLI commands the plugin adds (its `commands`), known without importing it. */
+  readonly commands?: readonly string[];
   readonly load: PluginLoader;
 }
 

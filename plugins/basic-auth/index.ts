@@ -2,6 +2,7 @@ import { API_DESCRIPTION, definePlugin, type PluginContext } from '../../core/pl
 import { Authenticator } from './authenticator.js';
 import { basicAuthSchema, type BasicAuthConfig } from './config.js';
 import { parseTrustedProxies } from './client-address.js';
+import { hashPasswordCommand } from './hash-password-command.js';
 import { authHook, type AuthState } from './hook.js';
 import { isHashed } from './scrypt-hash.js';
 
@@ -30,6 +31,7 @@ export default definePlugin<BasicAuthConfig>({
   name: 'basic-auth',
   version: '1.1.0',
   configSchema: basicAuthSchema,
+  commands: { 'hash-password': hashPasswordCommand },
   async setup(ctx) {
     states.set(ctx, await stateOf(ctx, ctx.config));
     ctx.http.hook('auth', authHook(() => states.get(ctx)!, ctx.http, { contextPath: ctx.http.contextPath, log: ctx.log }));

@@ -1,4 +1,5 @@
-import { ApiError, type Logger } from '../../core/plugin-api.js';
+import { ApiError } from '../../core/kits/discovery/index.js';
+import type { Logger } from '../../core/plugin-api.js';
 import type { KubeApi, WatchEvent } from './kube-api.js';
 
 export type KubeObject = Record<string, unknown> & { readonly metadata?: { readonly name?: string; readonly resourceVersion?: string; readonly labels?: Record<string, string> } };

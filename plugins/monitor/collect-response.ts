@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { CancellableHandler, type InstanceResponse } from '../../core/plugin-api.js';
+import { CancellableHandler } from '../../core/kits/runtime/index.js';
+import type { InstanceResponse } from '../../core/plugin-api.js';
 import { InstanceCallError } from './call-error.js';
 
 /**

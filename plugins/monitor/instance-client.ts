@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import { InFlight, turnSlot, type Instance, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
+import { InFlight, turnSlot } from '../../core/kits/runtime/index.js';
+import type { Instance, InstanceHttpClient, InstanceRequestOptions, InstanceResponse, Outbound } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
 import { CollectingHandler } from './collect-response.js';
 import { DEFAULT_ACCEPT } from './media-type.js';

@@ -1,8 +1,5 @@
-import {
-  channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf, secret,
-  sendEach, summaryText, capText, type ChannelSection, type ConfigSchema, type InstanceNotification,
-  type MessageTemplates, type Notification, type PluginContext,
-} from '../../core/plugin-api.js';
+import { channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf, secret, sendEach, summaryText, capText, type ChannelSection, type MessageTemplates } from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema, InstanceNotification, Notification, PluginContext } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'routing-key': secret().default(''),

@@ -1,8 +1,6 @@
 import * as yup from 'yup';
-import {
-  channelSchema, channelSettingsOf, defineChannel, httpUrl, maskedUrl, secret, type ChannelSection, type ConfigSchema,
-  type PluginContext,
-} from '../../core/plugin-api.js';
+import { channelSchema, channelSettingsOf, defineChannel, httpUrl, maskedUrl, secret, type ChannelSection } from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema, PluginContext } from '../../core/plugin-api.js';
 import { webhookBody } from './payload.js';
 import { isWebhookSecret, signature } from './signature.js';
 

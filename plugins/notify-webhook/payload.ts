@@ -1,4 +1,5 @@
-import { groupLines, summaryText, escapes, type InstanceNotification, type Notification } from '../../core/plugin-api.js';
+import { groupLines, summaryText, escapes } from '../../core/kits/notify-channel/index.js';
+import type { InstanceNotification, Notification } from '../../core/plugin-api.js';
 
 /**
  * Vigil's own webhook body, built as an object (never by string concatenation). One change:

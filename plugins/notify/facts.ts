@@ -1,4 +1,5 @@
-import { escapes, type Instance, type InstanceNotification, type JsonViews, type Notification, type NotifiedEventType, type NotifiedInstance } from '../../core/plugin-api.js';
+import { escapes } from '../../core/kits/notify-channel/index.js';
+import type { Instance, InstanceNotification, JsonViews, Notification, NotifiedEventType, NotifiedInstance } from '../../core/plugin-api.js';
 
 /** Health details larger than this (as JSON) are left out of notifications. */
 const MAX_DETAILS_BYTES = 8 * 1024;

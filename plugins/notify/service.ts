@@ -1,6 +1,5 @@
-import {
-  EVENT_OUTBOX, LEASES, NOTIFICATION_CHANNEL, SHARED_STATE, maskedUrl, type DeliveryTools, type NotificationChannel, type PluginContext,
-} from '../../core/plugin-api.js';
+import { EVENT_OUTBOX, LEASES, NOTIFICATION_CHANNEL, SHARED_STATE, type DeliveryTools, type NotificationChannel, type PluginContext } from '../../core/plugin-api.js';
+import { maskedUrl } from '../../core/kits/notify-channel/index.js';
 import type { NotifyConfig } from './config-schema.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import { describe } from './facts.js';

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../core/testing.js';
+import { startTestKernel } from '../../bin/testing.js';
 import { call, eventually } from '../support/http.js';
 import { BulkInstance } from './support/bulk-instance.js';
 import { loopbackAddresses, type AddressedReply } from '../support/from-address.js';

@@ -94,7 +94,7 @@ test('broken chunked framing while a body is read: the parser\'s 400, as JSON', 
 }));
 
 test('readJson turns a client that leaves mid-body into a 400, not an unhandled error', async () => {
-  const { startTestKernel } = await import('../../core/testing.js');
+  const { startTestKernel } = await import('../../bin/testing.js');
   const tk = await startTestKernel({ plugins: [bodyProbe] });
   try {
     outcomes.length = 0;

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { InstanceEvent, StatusInfo } from '../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../bin/testing.js';
 import { FakeActuator } from '../support/fake-actuator.js';
 import { call, eventually } from '../support/http.js';
 import { FaultyInstance, MB, type Fault } from './support/faulty-instances.js';

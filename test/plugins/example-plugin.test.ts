@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DetectionStrategy, Logger, PluginContext, VigilPlugin } from '../../core/plugin-api.js';
-import { checkPlugin, startTestKernel } from '../../core/testing.js';
+import { checkPlugin, startTestKernel } from '../../bin/testing.js';
 import { FakeActuator } from '../support/fake-actuator.js';
 import { repoRoot } from '../support/paths.js';
 import { instanceWith, registerAndDetect } from './detect-index/fixtures.js';

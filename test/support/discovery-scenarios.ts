@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isDeepStrictEqual } from 'node:util';
-import type { DiscoveryRun } from '../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../core/testing.js';
+import type { DiscoveryRun } from '../../core/kits/discovery/index.js';
+import { startTestKernel, type TestKernel } from '../../bin/testing.js';
 import { RunLog, refresh, registerOverHttp, registered, registrationAt } from './discovery.js';
 
 /** One instance as a fake peer lists it. */

@@ -1,5 +1,6 @@
-import type { DiscoveryRun, Registration, VigilPlugin } from '../../core/plugin-api.js';
-import type { TestKernel } from '../../core/testing.js';
+import type { DiscoveryRun } from '../../core/kits/discovery/index.js';
+import type { Registration, VigilPlugin } from '../../core/plugin-api.js';
+import type { TestKernel } from '../../bin/testing.js';
 
 /**
  * Records every `discovery.ran` of a kernel from its setup on (list `runs.plugin` first in

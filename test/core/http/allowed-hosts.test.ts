@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { hostname } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { ALLOWED_HOSTS, type VigilPlugin } from '../../../core/plugin-api.js';
 
 interface Answer {

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PluginContext, VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 
 const INSTANCES = 200;
 const EVENTS_PER_INSTANCE = 100;

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { HttpError } from '../../../core/plugin-api.js';
 import { embeddedIpv4, ipv6Groups } from '../../../core/outbound/embedded-ipv4.js';
 import { SSRF_REFUSED, SsrfGuard, type Resolver } from '../../../core/outbound/ssrf-guard.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { Exchange } from '../../../plugins/proxy/exchange.js';
 import { callUpstream } from '../../../plugins/proxy/forward.js';
 import { FakeActuator } from '../../support/fake-actuator.js';

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { definePlugin, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { hashPassword } from '../../../plugins/basic-auth/password-hash.js';
 import { hashToken } from '../../../plugins/basic-auth/token-hash.js';
 import { call, type Reply } from '../../support/http.js';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HttpMethod, PluginContext, VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 const PASSWORD = 'sweep-Secret';

@@ -1,6 +1,6 @@
 import type { Endpoint, Instance, InstanceHttpClient, InstanceRequestOptions, Logger, Registration } from '../../../core/plugin-api.js';
 import { emptyInstance } from '../../../core/store/instance.js';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 /** Test fixtures for the detection strategies, kept apart from the monitor's real client. */

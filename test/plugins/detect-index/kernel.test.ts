@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { INDEX_ACCEPT } from '../../../plugins/detect-index/index-strategy.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { registerAndDetect, sortById } from './fixtures.js';

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LabelledCounts, LabelledHistogram, METRICS, type PluginContext, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';
 import { parseExposition, valueOf, type Family } from '../../support/exposition.js';

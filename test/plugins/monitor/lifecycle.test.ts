@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { definePlugin, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';
 import { eventOf, FAST_MONITOR, monitorKernel, registerFake, staticStrategy, statusEvent, strategies } from './support.js';

@@ -1,5 +1,5 @@
 import { DETECTION_STRATEGY, definePlugin, type DetectionStrategy, type InstanceEvent, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import type { FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';
 

@@ -2,7 +2,7 @@ import { createServer as createNetServer, connect, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { eventually } from '../../support/http.js';
 import { Receiver, type Received } from './receiver.js';
 import { notificationsStatus, notifyKernel, registerInstance, setStatus } from './support.js';

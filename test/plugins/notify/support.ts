@@ -1,5 +1,5 @@
 import { changeStatusCommand, type PluginContext, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 
 let counter = 0;
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin, startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { checkPlugin, startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import type { Logger, Outbound } from '../../../core/plugin-api.js';
 import { labelName, withoutUserinfo } from '../../../plugins/prometheus-sd/target-group.js';
 import { TargetPolicy } from '../../../plugins/prometheus-sd/target-policy.js';

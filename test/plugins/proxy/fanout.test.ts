@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { detectEndpointsCommand } from '../../../core/plugin-api.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';
-import { checkPlugin } from '../../../core/testing.js';
+import { checkPlugin } from '../../../bin/testing.js';
 import { proxyKernel, rawRequest, registerDetected } from './helpers.js';
 
 interface Result {

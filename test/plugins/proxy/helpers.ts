@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { detectEndpointsCommand, type VigilPlugin } from '../../../core/plugin-api.js';
 import type { FakeActuator } from '../../support/fake-actuator.js';
 

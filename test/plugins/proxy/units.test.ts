@@ -2,7 +2,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../../core/plugin-api.js';
-import { checkPlugin } from '../../../core/testing.js';
+import { checkPlugin } from '../../../bin/testing.js';
 import { collectBody } from '../../../plugins/proxy/body.js';
 import { parseCidr } from '../../../core/outbound/cidr.js';
 import { proxyConfigSchema } from '../../../plugins/proxy/config-schema.js';

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { changeStatusCommand, statusInfo } from '../../../core/plugin-api.js';
 import { instanceIdOf } from '../../../core/store/instance-id.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 const healthUrl = (n: number) => `http://127.0.0.1:1/app-${n}/actuator/health`;

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { changeInfoCommand, definePlugin, type VigilPlugin } from '../../../core/plugin-api.js';
 import { openSse, register, registration, type SseClient } from './client.js';
 
