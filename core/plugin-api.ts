@@ -19,43 +19,43 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BusEvents, BusHandler } from './bus.js';
-import type { Command } from './store/commands.js';
-import type { JsonViews } from './store/json-view.js';
-import type { Application, Instance, InstanceEvent, Registration } from './store/types.js';
-import type { ConfigSchema } from '../config/validate.js';
+import type { HttpMethod, Logger, Services } from './contract/basics.js';
 import type { Fence } from './contract/event-log.js';
 import type { Outbound } from './contract/instance-calls.js';
-import type { ServiceToken } from './contract/tokens.js';
+import type { Application, DaemonAbout, Instance, InstanceEvent, Registration } from './domain/index.js';
+import type { Command } from './store/commands.js';
+import type { JsonViews } from './store/json-view.js';
+import type { ConfigSchema } from '../config/validate.js';
 
+// The types this contract names, from the files that declare them. What an instance, an event
+// or an application is lives in `vigil/domain`; what an event log must do, in `vigil/event-log`.
+export type { HttpMethod, Logger, Services } from './contract/basics.js';
 export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
-export type { Command, StatusChangeDetection } from './store/commands.js';
-export type { JsonViews } from './store/json-view.js';
-export { maskUrlPassword } from './store/url-credentials.js';
-export type {
-  Application, Endpoint, EventDraft, Instance, InstanceEvent, InstanceEventType, Registration, StatusInfo,
-} from './store/types.js';
 export type { ConfigSchema } from '../config/validate.js';
-export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration } from './store/commands.js';
-export { endpointUrl, visibleEndpoints, applyEvent, emptyInstance } from './store/instance.js';
-export { compactionKind } from './store/held-events.js';
-export { storedEvent } from './store/event-shape.js';
-export { runSeqBase } from './store/seq-base.js';
-export { statusInfo, severity } from './store/status.js';
+export type { JsonViews } from './store/json-view.js';
+export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration, type Command, type StatusChangeDetection } from './store/commands.js';
+export { instanceIdOf } from './store/instance-id.js';
+export { StaleFenceError, StoreUnavailableError, VersionConflictError, type Fence } from './contract/event-log.js';
+
+// Helpers every kind of plugin needs.
+export { messageOf } from './errors.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
+export { addressKey } from './http/address-key.js';
+export { parseCidr } from './outbound/cidr.js';
+export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
 export { Fifo } from './fifo.js';
+export { OccasionalWarning } from './occasional-warning.js';
 export { vigilVersion } from './version.js';
-export { parseRegistration, type HeldRegistrationOf } from './store/registration.js';
-export { instanceIdOf } from './store/instance-id.js';
+
+// The service tokens, one declaration each in core/contract/.
 export { defineToken, type ServiceToken } from './contract/tokens.js';
 export {
   DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, instanceHttpOf,
   type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
 } from './contract/instance-calls.js';
-export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
-export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type InstanceTransition, type LogReceiver, type NewEvent } from './contract/event-log.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
@@ -70,14 +70,6 @@ export {
 } from './contract/api-description.js';
 export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
-export { addressKey } from './http/address-key.js';
-export { parseCidr } from './outbound/cidr.js';
-export { OccasionalWarning } from './occasional-warning.js';
-export {
-  NOTIFICATION_CHANNEL, NOTIFIED_EVENT_TYPES, type Attempt, type ChannelSettings, type DeliveryTools, type GroupNotification,
-  type InstanceNotification, type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance,
-  type OutgoingRequest, type SummaryNotification,
-} from './contract/notification.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
@@ -201,29 +193,6 @@ export interface KernelSettings {
   about(): DaemonAbout;
 }
 
-export interface DaemonAbout {
-  /** Vigil's own version. */
-  readonly version: string;
-  /** In `plugins:` order: each plugin's name, declared version (null when it declares none), where it came from, and its entry as written. */
-  readonly plugins: readonly { readonly name: string; readonly version: string | null; readonly source: 'builtin' | 'path' | 'package'; readonly entry: string }[];
-  /**
-   * The effective config: kernel keys with their defaults, `plugins`, and each loaded plugin's
-   * validated section (durations in ms). Values under keys that name a secret (`password`,
-   * `token`, `*-key`, `secret`, `*-hash`, webhook URLs, `headers`), URL passwords, and the paths
-   * of notifier URLs are `******`.
-   */
-  readonly config: Readonly<Record<string, unknown>>;
-}
-
-export interface Logger {
-  error(message: string, meta?: Record<string, unknown>): void;
-  warn(message: string, meta?: Record<string, unknown>): void;
-  info(message: string, meta?: Record<string, unknown>): void;
-  debug(message: string, meta?: Record<string, unknown>): void;
-  /** A logger whose lines also carry `scope`. */
-  child(scope: string): Logger;
-}
-
 export interface PluginBus {
   /** Subscribes until `unsubscribe()` or until the kernel stops. A throwing handler is logged, never fatal. */
   on<K extends keyof BusEvents>(name: K, handler: BusHandler<BusEvents[K]>): () => void;
@@ -297,8 +266,6 @@ export interface WriteOptions {
   readonly fence?: Fence;
 }
 
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
-
 /** The request a handler gets: Node's, plus what the router parsed. */
 export interface VigilRequest extends IncomingMessage {
   /** Route parameters (`:id`, and `wild` for a trailing `*`), URL-decoded. */
@@ -367,28 +334,6 @@ export interface HttpRoutes {
    * it runs for every request. Nothing is observed unless a plugin asks.
    */
   onResponse(listener: (req: VigilRequest, res: ServerResponse) => void): void;
-}
-
-/**
- * Tokens plugins contribute to and the kernel or a default plugin collects: `DETECTION_STRATEGY`
- * (the monitor), `METRICS` (`GET /metrics`), `READINESS` (`GET /health/readiness`, the kernel adds
- * its phase), `API_DESCRIPTION` (`GET /openapi.json`), `ALLOWED_HOSTS` (the kernel's `Host` check).
- * Contribute in `setup`.
- *
- * Tokens the kernel reads or fills itself: `EVENT_LOG`, `OWNERSHIP`, `LEASES`, `SHARED_STATE`,
- * `EVENT_OUTBOX` and `NODE_ID`. A plugin (`cluster-redis`) may provide them in its `setup`; once
- * every plugin has set up, the kernel provides one process's own for each one left, so from
- * `start` on `use()` always finds them.
- */
-export interface Services {
-  /** Provides the one implementation of a token; a second provider is an error. */
-  provide<T>(token: ServiceToken<T>, value: T): void;
-  /** The provided implementation, or undefined when no loaded plugin provides it. */
-  use<T>(token: ServiceToken<T>): T | undefined;
-  /** Adds one of many values for a token (e.g. a detection strategy). */
-  contribute<T>(token: ServiceToken<T>, value: T): void;
-  /** Every contributed value, in the order the contributing plugins appear in `plugins:`. */
-  collect<T>(token: ServiceToken<T>): T[];
 }
 
 /** Helper for plugin authors: gives a plugin object its type without changing it. */

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { EventLog, Fence, InstanceEvent, InstanceTransition, LogReceiver, NewEvent, PluginContext, Registration } from '../../core/plugin-api.js';
+import type { EventLog, InstanceTransition, LogReceiver, NewEvent } from '../../core/event-log.js';
+import type { Fence, PluginContext } from '../../core/plugin-api.js';
+import type { InstanceEvent, Registration } from '../../core/domain/index.js';
 import type { ClusterRedisConfig } from './config.js';
 import { Keys } from './keys.js';
 import { Membership } from './membership.js';
 import { RecordCodec } from './record-codec.js';
 import { RecordSeal } from './record-seal.js';
 import { RedisHistory } from './redis-history.js';
-import { messageOf, RedisLink, RETRY_MS } from './redis-link.js';
+import { RETRY_MS, RedisLink, messageOf } from './redis-link.js';
 import { RedisOutbox } from './redis-outbox.js';
 import { RedisSharedState } from './redis-shared-state.js';
 

@@ -1,4 +1,5 @@
-import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, definePlugin, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
+import { EVENT_LOG } from '../../core/event-log.js';
+import { EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, definePlugin, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
 import { ClusterNode } from './cluster-node.js';
 import { contributeClusterMetrics } from './cluster-metrics.js';
 import { clusterRedisSchema, nodeIdOf, type ClusterRedisConfig } from './config.js';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  StaleFenceError, StoreUnavailableError, VersionConflictError, compactionKind, runSeqBase, storedEvent,
-  type EventLog, type Fence, type Instance, type InstanceEvent, type InstanceTransition, type Logger, type LogReceiver, type NewEvent,
-} from '../../core/plugin-api.js';
+import { StaleFenceError, StoreUnavailableError, VersionConflictError, type Fence, type Logger } from '../../core/plugin-api.js';
+import { compactionKind, runSeqBase, storedEvent, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent } from '../../core/event-log.js';
+import type { Instance, InstanceEvent } from '../../core/domain/index.js';
 import type { Keys } from './keys.js';
 import type { RecordCodec } from './record-codec.js';
 import { APPEND, DROP, INIT } from './scripts.js';

@@ -1,4 +1,5 @@
-import { maskUrlPassword, type DetectionStrategy, type InstanceHttpClient, type Logger } from '../../core/plugin-api.js';
+import { maskUrlPassword } from '../../core/domain/index.js';
+import type { DetectionStrategy, InstanceHttpClient, Logger } from '../../core/plugin-api.js';
 import { alignScheme, endpointsFromIndex, isActuatorIndexType } from './index-links.js';
 
 /** SBA's default Accept without the v1 type: a v1 index has no `_links` this strategy could read. */

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../../core/plugin-api.js';
+import type { Endpoint } from '../../core/domain/index.js';
 
 /** The metadata key a client fills with its endpoint ids (seed: "Endpoint detection", point 6). */
 export const ENDPOINTS_KEY = 'endpoints';

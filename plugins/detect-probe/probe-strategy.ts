@@ -1,4 +1,5 @@
-import { maskUrlPassword, type DetectionStrategy, type Instance, type InstanceHttpClient, type Logger } from '../../core/plugin-api.js';
+import { maskUrlPassword, type Instance } from '../../core/domain/index.js';
+import type { DetectionStrategy, InstanceHttpClient, Logger } from '../../core/plugin-api.js';
 import { forEachBounded } from './bounded.js';
 import { joinUrl, type ProbeEntry } from './probe-entry.js';
 

@@ -1,6 +1,6 @@
 import { LineCounter, YAMLParseError, isSeq, parse, parseDocument } from 'yaml';
 import { convertService, type Discovered, type DiscoveredService, type DiscoveryConfig } from '../../core/kits/discovery/index.js';
-import { parseRegistration } from '../../core/plugin-api.js';
+import { parseRegistration } from '../../core/domain/index.js';
 
 /** A file that cannot be read as a list of instances; each problem names its line and column. */
 export class FileProblems extends Error {

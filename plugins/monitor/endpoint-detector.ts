@@ -1,4 +1,5 @@
-import { detectEndpointsCommand, type DetectionStrategy, type Endpoint, type Instance, type Logger, type Ownership, type Registry } from '../../core/plugin-api.js';
+import { detectEndpointsCommand, type DetectionStrategy, type Logger, type Ownership, type Registry } from '../../core/plugin-api.js';
+import type { Endpoint, Instance } from '../../core/domain/index.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { recordResult } from './record.js';

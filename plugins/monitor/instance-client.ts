@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { InFlight, turnSlot } from '../../core/kits/runtime/index.js';
-import type { Instance, InstanceHttpClient, InstanceRequestOptions, InstanceResponse, Outbound } from '../../core/plugin-api.js';
+import type { Instance } from '../../core/domain/index.js';
+import type { InstanceHttpClient, InstanceRequestOptions, InstanceResponse, Outbound } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
 import { CollectingHandler } from './collect-response.js';
 import { DEFAULT_ACCEPT } from './media-type.js';

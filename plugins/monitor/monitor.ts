@@ -1,4 +1,5 @@
-import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Instance, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import type { Instance } from '../../core/domain/index.js';
 import { CheckMetrics } from './check-metrics.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
@@ -10,7 +11,7 @@ import { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { InfoUpdater } from './info-updater.js';
 import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
 import { IntervalCheck } from './interval-check.js';
-import { statusCallCutOff, StatusUpdater } from './status-updater.js';
+import { StatusUpdater, statusCallCutOff } from './status-updater.js';
 import { subscribeTriggers, type Checks } from './triggers.js';
 
 interface Running {

@@ -1,4 +1,5 @@
-import { changeStatusCommand, statusInfo, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection, type StatusInfo } from '../../core/plugin-api.js';
+import { changeStatusCommand, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection } from '../../core/plugin-api.js';
+import { statusInfo, type StatusInfo } from '../../core/domain/index.js';
 import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { FlapDamper } from './flap-damper.js';

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
-import { SHARED_STATE, duration, type Attempt, type ConfigSchema, type DeliveryTools, type InstanceNotification, type Notification, type PluginContext, type SharedMap } from '../../core/plugin-api.js';
-import { channelSchema, channelSettingsOf, defineChannel, httpUrl, maskedUrl, messageTemplatesOf, type ChannelSection, type MessageTemplates } from '../../core/kits/notify-channel/index.js';
+import { SHARED_STATE, duration, type ConfigSchema, type PluginContext, type SharedMap } from '../../core/plugin-api.js';
+import { channelSchema, channelSettingsOf, defineChannel, httpUrl, maskedUrl, messageTemplatesOf, type Attempt, type ChannelSection, type DeliveryTools, type InstanceNotification, type MessageTemplates, type Notification } from '../../core/kits/notify-channel/index.js';
 import { instanceAlert, sameLabels, stormAlert, wireAlert, type Alert, type KeptAlert } from './alerts.js';
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createTransport, type Transporter } from 'nodemailer';
 import * as yup from 'yup';
-import { channelSchema, channelSettingsOf, defineChannel, httpUrl, messageTemplatesOf, secret, type ChannelSection } from '../../core/kits/notify-channel/index.js';
-import type { Attempt, ConfigSchema, PluginContext } from '../../core/plugin-api.js';
+import { channelSchema, channelSettingsOf, defineChannel, httpUrl, messageTemplatesOf, secret, type Attempt, type ChannelSection } from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema, PluginContext } from '../../core/plugin-api.js';
 import { mailContent } from './mail-body.js';
 
 /** A list of addresses, given as a list or as one comma-separated string (as Spring properties do). */

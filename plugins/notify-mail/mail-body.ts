@@ -1,5 +1,4 @@
-import { escapes, groupLines, groupTitle, instanceText, summaryText, type MessageTemplates } from '../../core/kits/notify-channel/index.js';
-import type { InstanceNotification, Notification } from '../../core/plugin-api.js';
+import { escapes, groupLines, groupTitle, instanceText, summaryText, type InstanceNotification, type MessageTemplates, type Notification } from '../../core/kits/notify-channel/index.js';
 
 /** A mail: subject, plain text and HTML, the same facts in both parts. */
 export interface MailContent {

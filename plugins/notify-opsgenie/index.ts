@@ -1,6 +1,6 @@
 import * as yup from 'yup';
-import { capText, channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf, secret, sendEach, summaryText, type ChannelSection, type MessageTemplates } from '../../core/kits/notify-channel/index.js';
-import type { ConfigSchema, InstanceNotification, Notification, OutgoingRequest, PluginContext } from '../../core/plugin-api.js';
+import { capText, channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf, secret, sendEach, summaryText, type ChannelSection, type InstanceNotification, type MessageTemplates, type Notification, type OutgoingRequest } from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema, PluginContext } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'api-key': secret().default(''),

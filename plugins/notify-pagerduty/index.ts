@@ -1,5 +1,5 @@
-import { channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf, secret, sendEach, summaryText, capText, type ChannelSection, type MessageTemplates } from '../../core/kits/notify-channel/index.js';
-import type { ConfigSchema, InstanceNotification, Notification, PluginContext } from '../../core/plugin-api.js';
+import { capText, channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf, secret, sendEach, summaryText, type ChannelSection, type InstanceNotification, type MessageTemplates, type Notification } from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema, PluginContext } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'routing-key': secret().default(''),

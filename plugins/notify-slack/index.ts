@@ -1,6 +1,6 @@
 import * as yup from 'yup';
-import { capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl, messageTemplatesOf, summaryText, type ChannelSection, type MessageTemplates } from '../../core/kits/notify-channel/index.js';
-import type { ConfigSchema, Notification, PluginContext } from '../../core/plugin-api.js';
+import { capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl, messageTemplatesOf, summaryText, type ChannelSection, type MessageTemplates, type Notification } from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema, PluginContext } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'webhook-url': httpUrl(),

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
-import { capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, maskedUrl, messageTemplatesOf, summaryText, type ChannelSection, type MessageTemplates } from '../../core/kits/notify-channel/index.js';
-import type { ConfigSchema, InstanceNotification, Notification, PluginContext } from '../../core/plugin-api.js';
+import { capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, maskedUrl, messageTemplatesOf, summaryText, type ChannelSection, type InstanceNotification, type MessageTemplates, type Notification } from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema, PluginContext } from '../../core/plugin-api.js';
 
 const unknownKeys = '${path} has unknown key(s): ${properties}';
 

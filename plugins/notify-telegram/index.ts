@@ -1,6 +1,6 @@
 import * as yup from 'yup';
-import { channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, messageTemplatesOf, secret, summaryText, type ChannelSection, type MessageTemplates } from '../../core/kits/notify-channel/index.js';
-import type { ConfigSchema, Notification, PluginContext } from '../../core/plugin-api.js';
+import { channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, messageTemplatesOf, secret, summaryText, type ChannelSection, type MessageTemplates, type Notification } from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema, PluginContext } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'auth-token': secret().default(''),

@@ -1,9 +1,11 @@
-import type { Attempt, DeliveryTools, Logger, Notification, NotificationChannel } from '../../core/plugin-api.js';
+import type { Attempt, DeliveryTools, Notification, NotificationChannel } from '../../core/kits/notify-channel/index.js';
+import type { Logger } from '../../core/plugin-api.js';
 import type { Completion } from './completion.js';
 import type { DeliverySettings } from './config-schema.js';
 import { TokenBucket } from './pacing.js';
 import { nextRetry } from './retry-policy.js';
-import type { ChannelStats, DeliveryRecord } from './stats.js';
+import type { DeliveryRecord } from '../../core/domain/index.js';
+import type { ChannelStats } from './stats.js';
 
 interface Job {
   readonly key: string;

@@ -1,5 +1,5 @@
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
-import type { Attempt, OutgoingRequest } from '../../core/plugin-api.js';
+import type { Attempt, OutgoingRequest } from '../../core/kits/notify-channel/index.js';
 import { retryAfterMs } from './pacing.js';
 
 /** Enough of a receiver's answer to read its error and retry fields; the rest is discarded. */

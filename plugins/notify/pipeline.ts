@@ -1,7 +1,5 @@
-import {
-  LEASES, type GroupNotification, type InstanceNotification, type Logger, type NotifiedEventType, type OutboxItem,
-  type PluginContext, type SummaryNotification,
-} from '../../core/plugin-api.js';
+import { LEASES, type Logger, type OutboxItem, type PluginContext } from '../../core/plugin-api.js';
+import type { GroupNotification, InstanceNotification, NotifiedEventType, SummaryNotification } from '../../core/kits/notify-channel/index.js';
 import { Batcher, type Entry } from './batcher.js';
 import { Completion } from './completion.js';
 import type { NotifyConfig } from './config-schema.js';

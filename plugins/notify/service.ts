@@ -1,5 +1,6 @@
-import { EVENT_OUTBOX, LEASES, NOTIFICATION_CHANNEL, SHARED_STATE, type DeliveryTools, type NotificationChannel, type PluginContext } from '../../core/plugin-api.js';
-import { maskedUrl } from '../../core/kits/notify-channel/index.js';
+import { EVENT_OUTBOX, LEASES, SHARED_STATE, type PluginContext } from '../../core/plugin-api.js';
+import type { NotificationsStatus } from '../../core/domain/index.js';
+import { NOTIFICATION_CHANNEL, maskedUrl, type DeliveryTools, type NotificationChannel } from '../../core/kits/notify-channel/index.js';
 import type { NotifyConfig } from './config-schema.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import { describe } from './facts.js';
@@ -115,7 +116,7 @@ export class NotifyService {
   }
 
   /** The body of `GET /notifications`: settings, then each channel with its counters and recent deliveries, secrets masked. */
-  status(): Record<string, unknown> {
+  status(): NotificationsStatus {
     const config = this.ctx.config;
     return {
       settings: {

@@ -1,4 +1,5 @@
-import { HttpError, type HttpMethod, type Instance, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { HttpError, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import type { FanOutResult, Instance } from '../../core/domain/index.js';
 import { BODY_METHODS, collectWithin, readRequestBody } from './body.js';
 import { SANDBOX_HEADERS } from './content-safety.js';
 import type { Exchange } from './exchange.js';
@@ -12,20 +13,6 @@ import { parseProxyPath, type Target } from './target-url.js';
 
 /** The fan-out re-sends the body to every instance, so it is held in memory: capped like every JSON body. */
 export const FANOUT_BODY_LIMIT = 1024 * 1024;
-
-/** One element of the fan-out answer (SBA's InstanceWebProxy result, plus Vigil's `cut` and `message`). */
-export interface FanOutResult {
-  readonly instanceId: string;
-  readonly status: number;
-  /** The instance's body as text; left out when empty. */
-  readonly body?: string;
-  /** Left out with the body. */
-  readonly contentType?: string;
-  /** True when the answer was left out because the fan-out's byte budget ran out. */
-  readonly cut?: true;
-  /** Why there is no body, when Vigil left it out. */
-  readonly message?: string;
-}
 
 /** A result while the fan-out runs: the body still as bytes, turned into text only when written. */
 interface Gathered {

@@ -1,4 +1,5 @@
-import { ENDPOINT_DETECTOR, HttpError, endpointUrl, type EndpointDetectorService, type Instance, type Registry, type Services } from '../../core/plugin-api.js';
+import { ENDPOINT_DETECTOR, HttpError, type EndpointDetectorService, type Registry, type Services } from '../../core/plugin-api.js';
+import { endpointUrl, type Instance } from '../../core/domain/index.js';
 import { buildTarget, endpointLocation, type ProxyPath, type Target } from './target-url.js';
 
 export interface TargetResolver {

@@ -1,4 +1,5 @@
-import { HEALTH_GROUPS, HttpError, instanceIdOf, parseRegistration, sameRegistration, type Instance, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { HEALTH_GROUPS, HttpError, instanceIdOf, sameRegistration, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { parseRegistration, type Instance } from '../../core/domain/index.js';
 import { turnSlot } from '../../core/kits/runtime/index.js';
 
 /** Registrations made over HTTP are marked so, whatever the body says (SBA does the same). */

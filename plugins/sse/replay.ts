@@ -1,4 +1,5 @@
-import type { InstanceEvent, JsonViews, Registry } from '../../core/plugin-api.js';
+import type { InstanceEvent } from '../../core/domain/index.js';
+import type { JsonViews, Registry } from '../../core/plugin-api.js';
 import { frame, type Frame } from './frames.js';
 import type { Topic } from './topic.js';
 

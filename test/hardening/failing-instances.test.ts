@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { InstanceEvent, StatusInfo } from '../../core/plugin-api.js';
+import type { InstanceEvent, StatusInfo } from '../../core/domain/index.js';
 import { startTestKernel, type TestKernel } from '../../bin/testing.js';
 import { FakeActuator } from '../support/fake-actuator.js';
 import { call, eventually } from '../support/http.js';

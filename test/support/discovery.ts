@@ -1,5 +1,6 @@
 import type { DiscoveryRun } from '../../core/kits/discovery/index.js';
-import type { Registration, VigilPlugin } from '../../core/plugin-api.js';
+import type { Registration } from '../../core/domain/index.js';
+import type { VigilPlugin } from '../../core/plugin-api.js';
 import type { TestKernel } from '../../bin/testing.js';
 
 /**

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
-import { StreamTooLargeError, collectStream } from '../../http/collect-stream.js';
-import { maskUrlPassword } from '../../store/url-credentials.js';
+import { StreamTooLargeError, collectStream } from '../../plugin-api.js';
+import { maskUrlPassword } from '../../domain/index.js';
 
 /** The registry's API answered, but not with a 2xx: the run fails with this. */
 export class ApiError extends Error {

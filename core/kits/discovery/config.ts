@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { duration } from '../../../config/duration.js';
+import { duration } from '../../plugin-api.js';
 
 // `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so a typo
 // in a discovery section would silently switch a filter off.

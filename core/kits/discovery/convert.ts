@@ -1,6 +1,4 @@
-import { parseRegistration } from '../../store/registration.js';
-import { maskUrlPassword } from '../../store/url-credentials.js';
-import type { Registration } from '../../store/types.js';
+import { maskUrlPassword, parseRegistration, type Registration } from '../../domain/index.js';
 import type { DiscoveryConfig } from './config.js';
 import type { DiscoveredService } from './types.js';
 

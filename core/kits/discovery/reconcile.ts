@@ -1,11 +1,5 @@
-import type { Fence } from '../../contract/event-log.js';
-import type { SharedMap } from '../../contract/shared-state.js';
-import { messageOf } from '../../errors.js';
-import type { Logger, Registry } from '../../plugin-api.js';
-import { sameRegistration } from '../../store/commands.js';
-import { instanceIdOf } from '../../store/instance-id.js';
-import { maskUrlPassword } from '../../store/url-credentials.js';
-import type { Registration } from '../../store/types.js';
+import { instanceIdOf, messageOf, sameRegistration, type Fence, type Logger, type Registry, type SharedMap } from '../../plugin-api.js';
+import { maskUrlPassword, type Registration } from '../../domain/index.js';
 import type { DiscoveryConfig } from './config.js';
 import { convertService } from './convert.js';
 import { wantsInstance, wantsService } from './filters.js';

@@ -1,9 +1,4 @@
-// From the contracts themselves, not plugin-api.ts, which re-exports this module (no import cycle).
-import { LEASES, type Lease } from '../../contract/coordination.js';
-import { SHARED_STATE, type SharedMap } from '../../contract/shared-state.js';
-import type { PluginContext } from '../../plugin-api.js';
-import { StaleFenceError } from '../../contract/event-log.js';
-import { messageOf } from '../../errors.js';
+import { LEASES, SHARED_STATE, StaleFenceError, messageOf, type Lease, type PluginContext, type SharedMap } from '../../plugin-api.js';
 import type { DiscoveryConfig } from './config.js';
 import { wantsService } from './filters.js';
 import { STATE_MAP, desiredSet, reconcile, type RunDiff } from './reconcile.js';

@@ -1,6 +1,6 @@
 import type { ObjectShape } from 'yup';
 import type { Logger } from '../../plugin-api.js';
-import type { Registration } from '../../store/types.js';
+import type { Registration } from '../../domain/index.js';
 import type { DiscoveryConfig } from './config.js';
 
 /**

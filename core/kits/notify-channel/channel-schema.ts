@@ -1,6 +1,6 @@
 import * as yup from 'yup';
-import { NOTIFIED_EVENT_TYPES, type ChannelSettings, type NotifiedEventType } from '../../contract/notification.js';
-import { parseTemplate, TemplateError, type Template } from './template.js';
+import { NOTIFIED_EVENT_TYPES, type ChannelSettings, type NotifiedEventType } from './channel.js';
+import { TemplateError, parseTemplate, type Template } from './template.js';
 import type { MessageTemplates } from './texts.js';
 
 /**

@@ -1,5 +1,5 @@
 import { definePlugin, type ConfigSchema, type PluginContext, type Registry, type VigilPlugin } from '../../plugin-api.js';
-import { NOTIFICATION_CHANNEL, type Attempt, type ChannelSettings, type DeliveryTools, type Notification, type NotificationChannel } from '../../contract/notification.js';
+import { NOTIFICATION_CHANNEL, type Attempt, type ChannelSettings, type DeliveryTools, type Notification, type NotificationChannel } from './channel.js';
 import type { ChannelSection } from './channel-schema.js';
 
 /** A channel plugin as its author writes it: the channel a section describes, nothing about lifecycles. */

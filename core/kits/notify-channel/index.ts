@@ -6,9 +6,16 @@
  * `notify`, contributes under `NOTIFICATION_CHANNEL`, applies a reloaded section, and turns the
  * channel off with a warning when its required key is empty); the schema helpers give every
  * channel the same `on`, `ignore-changes`, `rate-limit` and message keys; the texts and escapes
- * write messages that no instance-controlled value can turn into markup. The kit uses only the
+ * write messages that no instance-controlled value can turn into markup. `NOTIFICATION_CHANNEL`
+ * and the `NotificationChannel` it carries are the contract between `notify` (which collects the
+ * channels and runs the pipeline) and each channel. The kit uses only the
  * plugin contract (`vigil/plugin`), as a third-party channel would.
  */
+export {
+  NOTIFICATION_CHANNEL, NOTIFIED_EVENT_TYPES, type Attempt, type ChannelSettings, type DeliveryTools, type GroupNotification,
+  type InstanceNotification, type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance,
+  type OutgoingRequest, type SummaryNotification,
+} from './channel.js';
 export * as escapes from './escape.js';
 export type { Escape } from './escape.js';
 export { TEMPLATE_FIELDS, TemplateError, capText, fieldValue, parseTemplate, renderTemplate, type Template } from './template.js';

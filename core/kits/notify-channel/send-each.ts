@@ -1,4 +1,4 @@
-import type { Attempt, DeliveryTools, OutgoingRequest } from '../../contract/notification.js';
+import type { Attempt, DeliveryTools, OutgoingRequest } from './channel.js';
 
 /**
  * Sends requests one after the other, for receivers that take one event per request (PagerDuty,

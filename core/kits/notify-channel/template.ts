@@ -1,4 +1,4 @@
-import type { InstanceNotification } from '../../contract/notification.js';
+import type { InstanceNotification } from './channel.js';
 import type { Escape } from './escape.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { GroupNotification, InstanceNotification, NotifiedEventType, SummaryNotification } from '../../contract/notification.js';
+import type { GroupNotification, InstanceNotification, NotifiedEventType, SummaryNotification } from './channel.js';
 import type { Escape } from './escape.js';
 import { MAX_VALUE_LENGTH, capText, renderTemplate, type Template } from './template.js';
 

@@ -1,4 +1,4 @@
-import { Fifo } from '../../fifo.js';
+import { Fifo } from '../../plugin-api.js';
 
 /**
  * Continuations let through at the end of one pass of the event loop; the rest wait for the next

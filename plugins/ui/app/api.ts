@@ -1,3 +1,5 @@
+import type { FanOutResult } from 'vigil/domain';
+
 /**
  * The page is served at the context root (`/` or `/admin/`), so the API base is the page's own
  * folder: the app works under any context path without being told it.
@@ -68,14 +70,6 @@ export function saveBlob(blob: Blob, fileName: string): void {
 /** The application-wide proxy (`/applications/{name}/actuator/...`): one result per instance. */
 export function applicationActuatorPath(name: string, endpoint: string): string {
   return `/applications/${encodeURIComponent(name)}/actuator/${endpoint}`;
-}
-
-/** One instance's answer in an application-wide call, as the proxy sends it. */
-export interface FanOutResult {
-  readonly instanceId: string;
-  readonly status: number;
-  readonly body?: string;
-  readonly contentType?: string;
 }
 
 /** The body of a fan-out result as JSON when it is JSON (SBA's UI parses actuator and JSON types), else undefined. */

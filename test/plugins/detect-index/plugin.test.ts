@@ -1,9 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DETECTION_STRATEGY, INSTANCE_HTTP, type DetectionStrategy, type Logger, type PluginContext, type ServiceToken, type Services } from '../../../core/plugin-api.js';
+import { DETECTION_STRATEGY, INSTANCE_HTTP, instanceHttpOf, type DetectionStrategy, type Logger, type PluginContext, type ServiceToken, type Services } from '../../../core/plugin-api.js';
 import { checkPlugin } from '../../../bin/testing.js';
 import plugin from '../../../plugins/detect-index/index.js';
-import { instanceHttpOf } from '../../../core/plugin-api.js';
 import { instanceWith } from './fixtures.js';
 
 /** A Services stand-in holding contributions and nothing provided. */

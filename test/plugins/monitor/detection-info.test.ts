@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { definePlugin, type DetectionStrategy, type Instance, type VigilPlugin } from '../../../core/plugin-api.js';
-import { ENDPOINT_DETECTOR, type EndpointDetectorService } from '../../../core/plugin-api.js';
+import { ENDPOINT_DETECTOR, definePlugin, type DetectionStrategy, type EndpointDetectorService, type VigilPlugin } from '../../../core/plugin-api.js';
+import type { Instance } from '../../../core/domain/index.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';
 import { wireForm } from '../../support/wire-form.js';

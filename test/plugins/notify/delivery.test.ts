@@ -1,5 +1,4 @@
-import { createServer as createNetServer, connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestKernel } from '../../../bin/testing.js';

@@ -220,7 +220,8 @@ test('?application= and ?status= select; a bad query is a 400 JSON error', async
     const a = await register(tk, { name: 'a', healthUrl: 'http://10.0.0.1/health' });
     const b = await register(tk, { name: 'b', healthUrl: 'http://10.0.0.2/health' });
     await register(tk, { name: 'c', healthUrl: 'http://10.0.0.3/health' });
-    const { changeStatusCommand, statusInfo } = await import('../../../core/plugin-api.js');
+    const { changeStatusCommand } = await import('../../../core/plugin-api.js');
+    const { statusInfo } = await import('../../../core/domain/index.js');
     await tk.kernel.instances.apply(b, changeStatusCommand(statusInfo('DOWN')));
     const ids = async (query: string) => (await sd(tk, query)).map((group) => group.labels.__meta_vigil_instance_id).sort();
     assert.equal(await ids('?application=a'), [a]);

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { changeStatusCommand, statusInfo } from '../../../core/plugin-api.js';
+import { changeStatusCommand } from '../../../core/plugin-api.js';
+import { statusInfo } from '../../../core/domain/index.js';
 import { instanceIdOf } from '../../../core/store/instance-id.js';
 import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';

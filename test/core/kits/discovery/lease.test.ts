@@ -1,9 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  EVENT_LOG, LEASES, SHARED_STATE, StaleFenceError,
-  type EventLog, type Fence, type InstanceTransition, type Lease, type LogReceiver, type NewEvent, type VigilPlugin,
-} from '../../../../core/plugin-api.js';
+import { EVENT_LOG, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent } from '../../../../core/event-log.js';
+import { LEASES, SHARED_STATE, StaleFenceError, type Fence, type Lease, type VigilPlugin } from '../../../../core/plugin-api.js';
 import { LocalSharedState } from '../../../../core/contract/shared-state.js';
 import { MemoryEventLog } from '../../../../core/store/memory-event-log.js';
 import type { InstanceEvent } from '../../../../core/store/types.js';

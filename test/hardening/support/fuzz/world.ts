@@ -1,4 +1,4 @@
-import type { Registration } from '../../../../core/plugin-api.js';
+import type { Registration } from '../../../../core/domain/index.js';
 import { closedPort } from '../../../plugins/monitor/support.js';
 import { EchoActuator } from '../echo-actuator.js';
 import { ADMIN, basic, startFullKernel, type FullKernel } from '../full-kernel.js';

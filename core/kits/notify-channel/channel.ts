@@ -1,5 +1,4 @@
-import type { Logger } from '../plugin-api.js';
-import { defineToken } from './tokens.js';
+import { defineToken, type Logger } from '../../plugin-api.js';
 
 /**
  * # Notification channels
