@@ -15,7 +15,10 @@ import { openFileLimit, openFileWarning } from './http/open-file-limit.js';
 import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
-import { ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
+import {
+  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext,
+  type Services,
+} from './plugin-api.js';
 import { EVENT_LOG } from './event-log.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
 import { LocalSharedState } from './contract/shared-state.js';

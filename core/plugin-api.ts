@@ -10,12 +10,17 @@
  * 1. **resolve** — each `plugins:` entry becomes a plugin object (built-in name, path, npm package);
  * 2. **validate** — the object is checked against this contract, its config section against its
  *    `configSchema`, and `dependencies` against the full list, before anything runs;
- * 3. **setup** — in dependency order (list order breaks ties): register routes, hooks, bus
- *    handlers, services. No timers, sockets or I/O here, so a failed start leaves nothing behind;
+ * 3. **setup** — in dependency order (list order breaks ties), the host gives each plugin its one
+ *    context and calls `create`, which registers routes, hooks, bus handlers and services and
+ *    returns the instance's lifecycle. No timers, sockets or I/O here, so a failed start leaves
+ *    nothing behind;
  * 4. **listen** — the HTTP server opens;
- * 5. **start** — same order: begin background work (timers, polling);
- * 6. **stop** — reverse order, on SIGTERM/SIGINT or after a later plugin failed to start.
+ * 5. **start** — same order: each lifecycle's `start` begins background work (timers, polling);
+ * 6. **reload** — on SIGHUP, each changed section goes to its lifecycle's `reload`;
+ * 7. **stop** — reverse order, on SIGTERM/SIGINT or after a later plugin failed to start.
  * Each step runs under a timeout (`plugin-timeout`, default 10 s); a failure names the plugin.
+ * Plugins written before `create` have `setup`, `start`, `stop` and `reload` on the plugin object
+ * instead; the host runs them the same way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BusEvents, BusHandler } from './bus.js';
@@ -33,7 +38,9 @@ export type { HttpMethod, Logger, Services } from './contract/basics.js';
 export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
 export type { ConfigSchema } from '../config/validate.js';
 export type { JsonViews } from './store/json-view.js';
-export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration, type Command, type StatusChangeDetection } from './store/commands.js';
+export {
+  changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration, type Command, type StatusChangeDetection,
+} from './store/commands.js';
 export { instanceIdOf } from './store/instance-id.js';
 export { StaleFenceError, StoreUnavailableError, VersionConflictError, type Fence } from './contract/event-log.js';
 
@@ -90,21 +97,25 @@ export interface VigilPlugin<Config = unknown> {
    * The section is validated even when absent (as `undefined`), so defaults apply.
    */
   readonly configSchema?: ConfigSchema<Config>;
-  /** Registers what the plugin contributes. Runs once, in dependency order, before the server listens. */
-  setup(ctx: PluginContext<Config>): void | Promise<void>;
-  /** Begins background work, after the server listens. */
-  start?(ctx: PluginContext<Config>): void | Promise<void>;
-  /** Ends background work and releases resources; runs in reverse order. Must finish within the timeout. */
-  stop?(ctx: PluginContext<Config>): void | Promise<void>;
   /**
-   * Applies a changed section while running (SIGHUP, `systemctl reload`), without dropping a
-   * connection or a stream. Called only once the whole new config is valid, only when this
-   * plugin's section differs from the running one, and under the same timeout as `start`. It
-   * returns the dotted keys it could not apply (they need a restart; each is named in a warning),
-   * or nothing. Throwing refuses the change for this plugin (logged) and keeps its old config.
-   * Once it resolves, `ctx.config` is the new section. Without this member, any change to the
-   * section is reported as needing a restart.
+   * Makes this plugin's instance for one kernel, at the **setup** step: registers what the plugin
+   * contributes (routes, hooks, bus handlers, services; no timers, sockets or I/O) and returns its
+   * lifecycle, which the host keeps for the kernel's life. Called once per kernel with the one
+   * context the plugin gets. Whatever the plugin keeps for a kernel lives in what `create` makes
+   * (a closure, an object), never in module state: one plugin object may serve several kernels in
+   * one process (tests run many). Returning nothing means the plugin has no lifecycle.
+   *
+   * A plugin has `create` or, in the older form kept for existing plugins, `setup` (with `start`,
+   * `stop` and `reload` on the plugin object, each called with the same context): never both.
    */
+  create?(ctx: PluginContext<Config>): PluginLifecycle<Config> | void | Promise<PluginLifecycle<Config> | void>;
+  /** The older form of `create`: registers what the plugin contributes, and returns nothing. */
+  setup?(ctx: PluginContext<Config>): void | Promise<void>;
+  /** The older form's `PluginLifecycle.start`, called with the plugin's context. */
+  start?(ctx: PluginContext<Config>): void | Promise<void>;
+  /** The older form's `PluginLifecycle.stop`, called with the plugin's context. */
+  stop?(ctx: PluginContext<Config>): void | Promise<void>;
+  /** The older form's `PluginLifecycle.reload`, called with the plugin's context (still holding the old section) and the new section. */
   reload?(ctx: PluginContext<Config>, config: Config): ReloadResult | Promise<ReloadResult>;
   /**
    * Commands this plugin adds to the `vigil` CLI, by name (`basic-auth` adds `vigil hash-password`).
@@ -113,6 +124,24 @@ export interface VigilPlugin<Config = unknown> {
    * map, so the CLI imports only the plugin whose command was asked for.
    */
   readonly commands?: Readonly<Record<string, PluginCommand>>;
+}
+
+/** What `create` returns: the rest of one plugin instance's life. Every member is optional. */
+export interface PluginLifecycle<Config = unknown> {
+  /** Begins background work (timers, polling), after the server listens; in dependency order. */
+  start?(): void | Promise<void>;
+  /** Ends background work and releases resources; in reverse order. Must finish within the timeout. */
+  stop?(): void | Promise<void>;
+  /**
+   * Applies a changed section while running (SIGHUP, `systemctl reload`), without dropping a
+   * connection or a stream. Called only once the whole new config is valid, only when this
+   * plugin's section differs from the running one, and under the same timeout as `start`. It
+   * returns the dotted keys it could not apply (they need a restart; each is named in a warning),
+   * or nothing. Throwing refuses the change for this plugin (logged) and keeps its old config.
+   * Until it resolves `ctx.config` is the old section, from then on the new one. Without this
+   * member, any change to the section is reported as needing a restart.
+   */
+  reload?(config: Config): ReloadResult | Promise<ReloadResult>;
 }
 
 /** One `vigil <name> [args]` command of a plugin. */
@@ -133,7 +162,7 @@ export interface CommandIo {
 /** What `reload` returns: nothing when everything applied, else the keys that need a restart. */
 export type ReloadResult = void | readonly string[];
 
-/** What the kernel hands each plugin. One context per plugin; nothing in it leaks kernel internals. */
+/** What the kernel hands each plugin: one context per plugin and kernel, for the plugin's whole life; nothing in it leaks kernel internals. */
 export interface PluginContext<Config = unknown> {
   /** This plugin's name. */
   readonly name: string;

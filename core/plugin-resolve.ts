@@ -86,7 +86,7 @@ function pluginExport(module: unknown): VigilPlugin<unknown> {
   const record = module as Record<string, unknown>;
   let value = record.default ?? record.plugin ?? module;
   // CJS compiled from ESM: module.exports = { __esModule: true, default: plugin }
-  if (value && typeof value === 'object' && 'default' in value && !('setup' in value)) value = (value as Record<string, unknown>).default;
+  if (value && typeof value === 'object' && 'default' in value && !('create' in value) && !('setup' in value)) value = (value as Record<string, unknown>).default;
   return value as VigilPlugin<unknown>;
 }
 

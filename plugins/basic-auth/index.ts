@@ -6,10 +6,6 @@ import { hashPasswordCommand } from './hash-password-command.js';
 import { authHook, type AuthState } from './hook.js';
 import { isHashed } from './scrypt-hash.js';
 
-// One context per plugin per kernel for its whole life (the host's promise): it keys the state,
-// which lives as long as the context (a keep-alive request may still come in while stopping).
-const states = new WeakMap<PluginContext<BasicAuthConfig>, AuthState>();
-
 async function stateOf(ctx: PluginContext<BasicAuthConfig>, config: BasicAuthConfig, previous?: AuthState): Promise<AuthState> {
   const plain = config.users.filter((user) => !isHashed(user.password)).length;
   if (plain > 0) ctx.log.info(`${plain} password(s) in the config are plain text; \`vigil hash-password\` makes a hash to store instead`);
@@ -32,9 +28,10 @@ export default definePlugin<BasicAuthConfig>({
   version: '1.1.0',
   configSchema: basicAuthSchema,
   commands: { 'hash-password': hashPasswordCommand },
-  async setup(ctx) {
-    states.set(ctx, await stateOf(ctx, ctx.config));
-    ctx.http.hook('auth', authHook(() => states.get(ctx)!, ctx.http, { contextPath: ctx.http.contextPath, log: ctx.log }));
+  async create(ctx) {
+    // The hook reads the current state on every request; it outlives stop (a keep-alive request may still come in while stopping).
+    let state = await stateOf(ctx, ctx.config);
+    ctx.http.hook('auth', authHook(() => state, ctx.http, { contextPath: ctx.http.contextPath, log: ctx.log }));
     ctx.services.contribute(API_DESCRIPTION, {
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'basic-auth users (role admin, registration or metrics)' },
@@ -42,9 +39,11 @@ export default definePlugin<BasicAuthConfig>({
       },
       security: [{ basic: [] }, { bearer: [] }],
     });
-  },
-  async reload(ctx, config) {
-    // Built in full (plain passwords hashed) before the swap: a request never sees half a config.
-    states.set(ctx, await stateOf(ctx, config, states.get(ctx)));
+    return {
+      async reload(config: BasicAuthConfig) {
+        // Built in full (plain passwords hashed) before the swap: a request never sees half a config.
+        state = await stateOf(ctx, config, state);
+      },
+    };
   },
 });

@@ -1,5 +1,7 @@
 import { instanceIdOf, type OutboxItem } from '../../core/plugin-api.js';
-import { parseRegistration, type Endpoint, type Instance, type InstanceEvent, type InstanceEventType, type Registration, type StatusInfo } from '../../core/domain/index.js';
+import {
+  parseRegistration, type Endpoint, type Instance, type InstanceEvent, type InstanceEventType, type Registration, type StatusInfo,
+} from '../../core/domain/index.js';
 import { storedEvent, type NewEvent } from '../../core/event-log.js';
 
 /**

@@ -59,7 +59,8 @@ export class Monitor {
     ctx.services.provide(HEALTH_GROUPS, this.#groups);
   }
 
-  start(ctx: PluginContext<MonitorConfig>): void {
+  start(): void {
+    const ctx = this.#ctx;
     const config = ctx.config;
     const { instances: registry, log } = ctx;
     warnAboutTimeouts(config, log);
@@ -117,7 +118,8 @@ export class Monitor {
    * retries, damping, concurrency and the foreign-endpoint rule. No call in flight is cut and no
    * connection dropped. Returns the keys that need a restart (the connection pool's size).
    */
-  reload(ctx: PluginContext<MonitorConfig>, config: MonitorConfig): string[] {
+  reload(config: MonitorConfig): string[] {
+    const ctx = this.#ctx;
     const running = this.#running;
     const before = ctx.config;
     warnAboutTimeouts(config, ctx.log);

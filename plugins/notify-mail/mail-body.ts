@@ -1,4 +1,6 @@
-import { escapes, groupLines, groupTitle, instanceText, summaryText, type InstanceNotification, type MessageTemplates, type Notification } from '../../core/kits/notify-channel/index.js';
+import {
+  escapes, groupLines, groupTitle, instanceText, summaryText, type InstanceNotification, type MessageTemplates, type Notification,
+} from '../../core/kits/notify-channel/index.js';
 
 /** A mail: subject, plain text and HTML, the same facts in both parts. */
 export interface MailContent {

@@ -13,7 +13,7 @@ export default definePlugin({
   name: 'probes',
   version: '1.0.0',
   configKey: null,
-  setup(ctx) {
+  create(ctx) {
     let checks: readonly ReadinessCheck[] | undefined;
     const send = (res: ServerResponse, status: number, body: unknown) => ctx.http.sendJson(res, status, body, NO_STORE);
     ctx.http.route('GET', LIVENESS_PATH, (_req, res) => send(res, 200, { status: 'UP' }));

@@ -59,7 +59,7 @@ export default definePlugin<PrometheusSdConfig>({
   name: 'prometheus-sd',
   version: '1.0.0',
   configSchema: prometheusSdSchema,
-  setup(ctx) {
+  create(ctx) {
     const listed = listedTargets();
     const policy = new TargetPolicy(ctx.outbound, ctx.log);
     ctx.http.route('GET', '/prometheus/sd', async (req, res) => {
@@ -109,7 +109,7 @@ export default definePlugin<PrometheusSdConfig>({
         },
       },
     });
+    // The section is read on every request: a new `metadata-labels` applies to the next one.
+    return { reload() {} };
   },
-  // Read on every request: a new `metadata-labels` applies to the next one.
-  reload() {},
 });

@@ -8,10 +8,6 @@ import { ProxyRuntime } from './runtime.js';
 
 const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-// One plugin object serves every kernel in the process (tests run many); each kernel gives it one
-// context for its whole life, which keys that kernel's runtime.
-const runtimes = new WeakMap<PluginContext<ProxyConfig>, ProxyRuntime>();
-
 /**
  * `proxy`: the management-endpoint proxy (reference §7). `/instances/{id}/actuator/**` streams
  * one call to one detected endpoint; `/applications/{name}/actuator/**` fans a call out to every
@@ -23,9 +19,8 @@ export default definePlugin<ProxyConfig>({
   name: 'proxy',
   version: '0.1.0',
   configSchema: proxyConfigSchema,
-  setup(ctx) {
+  create(ctx) {
     const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.instances, ctx.services, ctx.config.timeout), ctx.log, ctx.outbound);
-    runtimes.set(ctx, runtime);
     runtime.calls.follow(ctx.signal, 'shutdown');
     const plain = ctx as PluginContext<unknown>;
     const counted = countedBy(new LabelledCounts(['code_class']), ctx);
@@ -37,13 +32,7 @@ export default definePlugin<ProxyConfig>({
       ctx.http.route(METHODS, path, counted(applicationProxy(plain, runtime)));
     }
     proxyApi(ctx.services, METHODS);
-  },
-  start(ctx) {
-    runtimes.get(ctx)?.open();
-  },
-  async stop(ctx) {
-    await runtimes.get(ctx)?.close();
-    runtimes.delete(ctx);
+    return { start: () => runtime.open(), stop: () => runtime.close() };
   },
 });
 

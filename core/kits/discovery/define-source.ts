@@ -1,4 +1,4 @@
-import type { ConfigSchema, PluginContext, Registry, VigilPlugin } from '../../plugin-api.js';
+import { definePlugin, type ConfigSchema, type PluginContext, type VigilPlugin } from '../../plugin-api.js';
 import { discoverySchema, type DiscoveryConfig } from './config.js';
 import { DiscoveryRunner } from './runner.js';
 import type { DiscoverySourceDefinition } from './types.js';
@@ -13,28 +13,21 @@ import type { DiscoverySourceDefinition } from './types.js';
  * holds the lease named after the plugin, with its fencing token on every write.
  */
 export function defineDiscoverySource<Own>(definition: DiscoverySourceDefinition<Own>): VigilPlugin<DiscoveryConfig & Own> {
-  // The plugin object is shared by every kernel in the process (tests run many); the registry
-  // identifies a kernel, as in the monitor.
-  const runners = new WeakMap<Registry, DiscoveryRunner>();
-  const unsubscribe = new WeakMap<Registry, () => void>();
-  return {
+  return definePlugin<DiscoveryConfig & Own>({
     name: definition.name,
     ...(definition.version !== undefined ? { version: definition.version } : {}),
     configSchema: discoverySchema(definition.keys, definition.refreshInterval) as unknown as ConfigSchema<DiscoveryConfig & Own>,
-    setup(ctx: PluginContext<DiscoveryConfig & Own>) {
+    create(ctx: PluginContext<DiscoveryConfig & Own>) {
       const runner = new DiscoveryRunner(ctx, definition as DiscoverySourceDefinition<unknown>);
-      runners.set(ctx.instances, runner);
       // In a cluster every node hears it; only the lease holder's runner acts on it.
-      unsubscribe.set(ctx.instances, ctx.bus.on('instances.refresh-requested', () => runner.request('refresh')));
+      const unsubscribe = ctx.bus.on('instances.refresh-requested', () => runner.request('refresh'));
+      return {
+        start: () => runner.start(),
+        async stop() {
+          unsubscribe();
+          await runner.stop();
+        },
+      };
     },
-    start(ctx: PluginContext<DiscoveryConfig & Own>) {
-      runners.get(ctx.instances)?.start();
-    },
-    async stop(ctx: PluginContext<DiscoveryConfig & Own>) {
-      unsubscribe.get(ctx.instances)?.();
-      const runner = runners.get(ctx.instances);
-      runners.delete(ctx.instances);
-      await runner?.stop();
-    },
-  };
+  });
 }

@@ -1,21 +1,46 @@
-import { definePlugin, type ConfigSchema, type PluginContext, type Registry, type VigilPlugin } from '../../plugin-api.js';
+import { definePlugin, type ConfigSchema, type PluginContext, type VigilPlugin } from '../../plugin-api.js';
 import { NOTIFICATION_CHANNEL, type Attempt, type ChannelSettings, type DeliveryTools, type Notification, type NotificationChannel } from './channel.js';
-import type { ChannelSection } from './channel-schema.js';
+import { channelSettingsOf, maskedUrl, messageTemplatesOf, type ChannelSection } from './channel-schema.js';
+import type { MessageTemplates } from './texts.js';
 
-/** A channel plugin as its author writes it: the channel a section describes, nothing about lifecycles. */
+/** A channel plugin as its author writes it: the key the channel needs, and the channel a section describes. */
 export interface ChannelPluginDefinition<Config extends ChannelSection> {
   /** The plugin's name, `notify-<something>`; it names the channel too. */
   readonly name: string;
   readonly version?: string;
   readonly configSchema: ConfigSchema<Config>;
   /**
-   * The channel `config` describes, or `undefined` when the section leaves it off (log why with
-   * `ctx.log.warn`). Called at setup and again with each reloaded section; a throw refuses that
-   * section (start-up stops; a reload keeps the running channel). Read `config`, not `ctx.config`,
-   * which is still the old section during a reload.
+   * The key without which the channel is off (`webhook-url`, `routing-key`, `host`): while its
+   * value is empty the channel is not built, and a warning says which key to set.
    */
-  build(ctx: PluginContext<Config>, config: Config): NotificationChannel | undefined;
+  readonly requires: keyof Config & string;
+  /** Other keys the warning names beside `requires` (`notify-telegram`: `chat-id`). */
+  readonly alsoSet?: string;
+  /**
+   * How the channel a section describes delivers. Called at setup and again with each reloaded
+   * section that has its `requires` key; a throw refuses that section (start-up stops; a reload
+   * keeps the running channel).
+   */
+  channel(section: ChannelSectionInput<Config>): ChannelParts;
 }
+
+/** What `channel()` is given: the section being applied (during a reload `ctx.config` is still the old one). */
+export interface ChannelSectionInput<Config extends ChannelSection> {
+  readonly config: Config;
+  /** The value of the `requires` key. */
+  readonly value: string;
+  /** The section's message templates (`messages`). */
+  readonly templates: MessageTemplates;
+  readonly ctx: PluginContext<Config>;
+}
+
+/**
+ * A channel as its definition describes it. `defineChannel` names it after the plugin and, unless
+ * given, takes its settings from the section (`on`, `ignore-changes`, `rate-limit`, reminders), its
+ * target from the `requires` value as a masked URL, and that value as its one secret.
+ */
+export type ChannelParts = Omit<NotificationChannel, 'name' | 'settings' | 'target' | 'secrets' | 'onChange'>
+  & Partial<Pick<NotificationChannel, 'settings' | 'target' | 'secrets'>>;
 
 const OFF: ChannelSettings = { enabled: false, on: undefined, ignoreChanges: undefined, rateLimit: 0, reminders: false };
 
@@ -81,26 +106,30 @@ export class LiveChannel implements NotificationChannel {
  * a restart. Every built-in `notify-*` plugin is written this way; so can a third-party one.
  */
 export function defineChannel<Config extends ChannelSection>(definition: ChannelPluginDefinition<Config>): VigilPlugin<Config> {
-  // The plugin object is shared by every kernel in the process (tests run many); the registry identifies a kernel.
-  const channels = new WeakMap<Registry, LiveChannel>();
+  const { name, requires } = definition;
+  const build = (ctx: PluginContext<Config>, config: Config): NotificationChannel | undefined => {
+    const value = config[requires];
+    if (typeof value !== 'string' || value === '') {
+      ctx.log.warn(`no ${requires}: the channel is off (set ${name}.${requires}${definition.alsoSet ? ` and ${definition.alsoSet}` : ''})`);
+      return undefined;
+    }
+    const parts = definition.channel({ config, value, templates: messageTemplatesOf(config), ctx });
+    return { settings: channelSettingsOf(config), target: maskedUrl(value), secrets: [value], ...parts, name };
+  };
   return definePlugin<Config>({
-    name: definition.name,
+    name,
     ...(definition.version ? { version: definition.version } : {}),
     dependencies: ['notify'],
     configSchema: definition.configSchema,
-    setup(ctx) {
-      const live = new LiveChannel(definition.name, definition.build(ctx, ctx.config));
-      channels.set(ctx.instances, live);
+    create(ctx) {
+      const live = new LiveChannel(name, build(ctx, ctx.config));
       ctx.services.contribute(NOTIFICATION_CHANNEL, live);
-    },
-    reload(ctx, config) {
-      const live = channels.get(ctx.instances);
-      if (!live) return ['*'];
-      live.replace(definition.build(ctx, config));
-      ctx.log.info(`channel ${live.target}${live.settings.enabled ? '' : ' (off)'}`);
-    },
-    stop(ctx) {
-      channels.delete(ctx.instances);
+      return {
+        reload(config: Config) {
+          live.replace(build(ctx, config));
+          ctx.log.info(`channel ${live.target}${live.settings.enabled ? '' : ' (off)'}`);
+        },
+      };
     },
   });
 }

@@ -1,6 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TemplateError, escapes, groupLines, joinLines, maskedUrl, parseTemplate, renderTemplate, type GroupNotification, type InstanceNotification } from '../../../../core/kits/notify-channel/index.js';
+import {
+  TemplateError, escapes, groupLines, joinLines, maskedUrl, parseTemplate, renderTemplate, type GroupNotification,
+  type InstanceNotification,
+} from '../../../../core/kits/notify-channel/index.js';
 
 function change(overrides: Partial<InstanceNotification> = {}, name = 'orders', id = '1a2b3c4d5e6f'): InstanceNotification {
   return {
