@@ -97,7 +97,7 @@ async function prepareFor(options: TestKernelOptions): Promise<Prepared> {
 }
 
 function waitForEvent(kernel: Kernel, match: (event: InstanceEvent) => boolean, what: string, timeoutMs: number): Promise<InstanceEvent> {
-  const held = kernel.instances.events().find(match);
+  const held = kernel.registry.events().find(match);
   if (held) return Promise.resolve(held);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

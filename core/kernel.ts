@@ -125,7 +125,7 @@ export class Kernel {
       },
       log: log.child(item.plugin.name),
       bus,
-      instances: this.#registry,
+      registry: this.#registry,
       outbound,
       views,
       http: this.#routesFor(),
@@ -155,7 +155,7 @@ export class Kernel {
   }
 
   /** The registry facade plugins get, for embedding and tests. */
-  get instances(): InstanceRegistry {
+  get registry(): InstanceRegistry {
     return this.#registry;
   }
 

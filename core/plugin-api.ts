@@ -45,10 +45,11 @@ export { instanceIdOf } from './store/instance-id.js';
 export { StaleFenceError, StoreUnavailableError, VersionConflictError, type Fence } from './contract/event-log.js';
 
 // Helpers every kind of plugin needs.
-export { messageOf } from './errors.js';
+export { CALL_FAILURE, TIMEOUT_CODES, messageOf } from './errors.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
+export { acceptedMediaRanges } from './http/accepts.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { addressKey } from './http/address-key.js';
 export { parseCidr } from './outbound/cidr.js';
@@ -175,7 +176,7 @@ export interface PluginContext<Config = unknown> {
   /** The typed event bus shared by kernel and plugins. */
   readonly bus: PluginBus;
   /** The instance registry: the only way to read or change instances. */
-  readonly instances: Registry;
+  readonly registry: Registry;
   /** The policy every call to an instance goes through: agents, credentials, SSRF, User-Agent. */
   readonly outbound: Outbound;
   /** The wire (JSON) form of instances, events and applications, with metadata sanitised. */

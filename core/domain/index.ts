@@ -16,6 +16,8 @@ export { UNKNOWN_STATUS, severity, statusInfo } from '../store/status.js';
 export { toApplication } from '../store/application.js';
 export { parseRegistration, type HeldRegistrationOf } from '../store/registration.js';
 export { maskUrlPassword } from '../store/url-credentials.js';
+export { joinUrl } from './join-url.js';
+export { messageOf } from './message-of.js';
 export type {
   DaemonAbout, DeliveryRecord, FanOutResult, NotificationChannelStatus, NotificationFilter, NotificationsStatus, WireApplication, WireEvent,
 } from './wire.js';

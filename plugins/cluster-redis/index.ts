@@ -1,9 +1,8 @@
 import { EVENT_LOG } from '../../core/event-log.js';
-import { EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, definePlugin, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
+import { EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, definePlugin, messageOf, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
 import { ClusterNode } from './cluster-node.js';
 import { contributeClusterMetrics } from './cluster-metrics.js';
 import { clusterRedisSchema, nodeIdOf, type ClusterRedisConfig } from './config.js';
-import { messageOf } from './redis-link.js';
 
 /**
  * `cluster-redis`: several Vigil nodes share one registry in Redis. Any node serves the whole

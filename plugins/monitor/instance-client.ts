@@ -1,10 +1,9 @@
 import type { Dispatcher } from 'undici';
-import { InFlight, turnSlot } from '../../core/kits/runtime/index.js';
+import { ACTUATOR_ACCEPT, InFlight, turnSlot } from '../../core/kits/runtime/index.js';
 import type { Instance } from '../../core/domain/index.js';
-import type { InstanceHttpClient, InstanceRequestOptions, InstanceResponse, Outbound } from '../../core/plugin-api.js';
+import { CALL_FAILURE, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
 import { CollectingHandler } from './collect-response.js';
-import { DEFAULT_ACCEPT } from './media-type.js';
 import { OriginGate, originOf } from './origin-gate.js';
 
 /** Health and info bodies are small; a lying instance must not make Vigil buffer 100 MB. */
@@ -106,7 +105,7 @@ export class InstanceClient implements InstanceHttpClient {
       } catch (error) {
         const failure = toCallError(error);
         // An abort is the caller's decision, an oversized body would only come again, and past the cut-off no time is left.
-        const retryable = failure.code !== 'EABORTED' && failure.code !== 'EBODYTOOLARGE' && failure.code !== 'ECUTOFF';
+        const retryable = failure.code !== CALL_FAILURE.ABORTED && failure.code !== CALL_FAILURE.BODY_TOO_LARGE && failure.code !== CALL_FAILURE.CUT_OFF;
         if (attempt >= attempts || !retryable) throw failure;
       }
     }
@@ -141,7 +140,7 @@ export class InstanceClient implements InstanceHttpClient {
   #headersFor(instance: Instance, url: string, given: Readonly<Record<string, string>> | undefined): Record<string, string> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(given ?? {})) headers[name.toLowerCase()] = value;
-    headers.accept ??= DEFAULT_ACCEPT;
+    headers.accept ??= ACTUATOR_ACCEPT;
     // The instance's own credentials win over anything a caller passed along; to another origin
     // none go at all, not even a caller's.
     const authorization = this.#options.outbound.authorizationFor(instance, url);
@@ -162,16 +161,16 @@ export class InstanceClient implements InstanceHttpClient {
     const origin = originOf(url);
     let admitted = false;
     try {
-      if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted');
+      if (controller.signal.aborted) throw new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted');
       const waiting = this.#gate.enter(origin, controller.signal);
       if (waiting) await waiting;
       admitted = true;
       this.#startDeadline(call, timeout, cutOff);
       return await this.#dispatch(url, method, headers, maxBodyBytes, controller.signal);
     } catch (error) {
-      if (call.timedOut && call.cut) throw new InstanceCallError('ECUTOFF', `no complete answer within ${cutOff!.ms} ms of the first attempt`, { cause: error });
+      if (call.timedOut && call.cut) throw new InstanceCallError(CALL_FAILURE.CUT_OFF, `no complete answer within ${cutOff!.ms} ms of the first attempt`, { cause: error });
       if (call.timedOut) throw new InstanceCallError('ETIMEDOUT', `no complete answer within ${timeout} ms`, { cause: error });
-      if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted', { cause: error });
+      if (controller.signal.aborted) throw new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted', { cause: error });
       throw toCallError(error);
     } finally {
       if (admitted) this.#gate.leave(origin);
@@ -186,7 +185,7 @@ export class InstanceClient implements InstanceHttpClient {
     // As undici's request() refuses them (the registration and detection only let http(s) URLs through).
     if (protocol !== 'http:' && protocol !== 'https:') throw new InstanceCallError('UND_ERR_INVALID_ARG', `not an http(s) URL: ${protocol}`);
     return new Promise<InstanceResponse>((resolve, reject) => {
-      const cancel = () => handler.cancel(new InstanceCallError('EABORTED', 'the call was aborted'));
+      const cancel = () => handler.cancel(new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted'));
       const handler = new CollectingHandler(maxBodyBytes, (response) => {
         signal.removeEventListener('abort', cancel);
         resolve(response);

@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/plugin-api.js';
+import { messageOf, type Logger } from '../../core/plugin-api.js';
 import type { Check, CheckOutcome } from './check-outcome.js';
 import type { ConcurrencyLimiter, TaskLine } from './concurrency-limiter.js';
 import { FOLLOW_UP_HOLD_MS, inFollowUpSlot } from './follow-up-slot.js';
@@ -255,7 +255,7 @@ export class IntervalCheck {
     queued
       .catch((error: unknown) => {
         // An updater bug must not end the schedule (SBA keeps its triggers alive after errors).
-        log.error(`${name} check of ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+        log.error(`${name} check of ${id} failed: ${messageOf(error)}`);
         return 'error' as const;
       })
       .then((outcome) => {

@@ -62,7 +62,7 @@ export class Monitor {
   start(): void {
     const ctx = this.#ctx;
     const config = ctx.config;
-    const { instances: registry, log } = ctx;
+    const { registry, log } = ctx;
     warnAboutTimeouts(config, log);
     const strategies = ctx.services.collect(DETECTION_STRATEGY);
     if (strategies.length === 0) log.info('no detection strategy loaded: endpoints are not detected');
@@ -159,7 +159,7 @@ export class Monitor {
 
   /** The ENDPOINT_DETECTOR service: detect on first demand (e.g. a proxy request). */
   async ensureDetected(id: string): Promise<Instance | undefined> {
-    const registry = this.#ctx.instances;
+    const registry = this.#ctx.registry;
     const instance = registry.get(id);
     const running = this.#running;
     if (!running || !instance?.registered || instance.endpoints.length > 0 || !EndpointDetector.applies(instance)) return instance;

@@ -1,4 +1,4 @@
-import { changeStatusCommand, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection } from '../../core/plugin-api.js';
+import { CALL_FAILURE, changeStatusCommand, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection } from '../../core/plugin-api.js';
 import { statusInfo, type StatusInfo } from '../../core/domain/index.js';
 import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
@@ -75,4 +75,4 @@ export class StatusUpdater {
   };
 }
 
-const isCutOff = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'ECUTOFF';
+const isCutOff = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === CALL_FAILURE.CUT_OFF;

@@ -87,7 +87,7 @@ async function keptAlerts(map: SharedMap, ctx: PluginContext<AlertmanagerConfig>
   for (const [key, value] of await map.entries()) {
     const alert = JSON.parse(value) as KeptAlert;
     const id = key.includes('/') ? key.slice(0, key.indexOf('/')) : undefined;
-    const instance = id === undefined ? undefined : ctx.instances.get(id);
+    const instance = id === undefined ? undefined : ctx.registry.get(id);
     if (alert.resolvedAt !== null || !instance || instance.registered) {
       alerts.push(alert);
       continue;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createTransport, type Transporter } from 'nodemailer';
 import * as yup from 'yup';
 import { channelSchema, defineChannel, httpUrl, secret, type Attempt, type ChannelSection } from '../../core/kits/notify-channel/index.js';
-import type { ConfigSchema } from '../../core/plugin-api.js';
+import { messageOf, type ConfigSchema } from '../../core/plugin-api.js';
 import { mailContent } from './mail-body.js';
 
 /** A list of addresses, given as a list or as one comma-separated string (as Spring properties do). */
@@ -56,7 +56,7 @@ interface MailConfig extends ChannelSection {
 /** SMTP answers: 5xx is final, 4xx is "try again later"; connection problems are retried. */
 function outcomeOf(error: unknown): Attempt {
   const { responseCode, code } = error as { responseCode?: number; code?: string };
-  const reason = `${code ? `${code}: ` : ''}${error instanceof Error ? error.message : String(error)}`;
+  const reason = `${code ? `${code}: ` : ''}${messageOf(error)}`;
   if (code === 'EAUTH' || code === 'EENVELOPE' || (responseCode !== undefined && responseCode >= 500)) return { outcome: 'failed', reason };
   return { outcome: 'retry', reason };
 }

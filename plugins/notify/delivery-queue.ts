@@ -1,5 +1,5 @@
 import type { Attempt, DeliveryTools, Notification, NotificationChannel } from '../../core/kits/notify-channel/index.js';
-import type { Logger } from '../../core/plugin-api.js';
+import { messageOf, type Logger } from '../../core/plugin-api.js';
 import type { Completion } from './completion.js';
 import type { DeliverySettings } from './config-schema.js';
 import { TokenBucket } from './pacing.js';
@@ -145,7 +145,7 @@ export class DeliveryQueue {
     try {
       result = await channel.deliver(job.notification, tools);
     } catch (error) {
-      result = { outcome: 'retry', reason: error instanceof Error ? error.message : String(error) };
+      result = { outcome: 'retry', reason: messageOf(error) };
     }
     this.#active -= 1;
     stats.inFlight = this.#active;

@@ -1,4 +1,4 @@
-import { EVENT_OUTBOX, LEASES, SHARED_STATE, type PluginContext } from '../../core/plugin-api.js';
+import { EVENT_OUTBOX, LEASES, SHARED_STATE, messageOf, type PluginContext } from '../../core/plugin-api.js';
 import type { NotificationsStatus } from '../../core/domain/index.js';
 import { NOTIFICATION_CHANNEL, maskedUrl, type DeliveryTools, type NotificationChannel } from '../../core/kits/notify-channel/index.js';
 import type { NotifyConfig } from './config-schema.js';
@@ -170,7 +170,7 @@ export class NotifyService {
         this.#timers.splice(this.#timers.indexOf(timer), 1);
         const work = periodic && channel.settings.enabled && this.ctx.services.use(LEASES)!.lease(channel.name).held ? periodic.run(tools) : Promise.resolve();
         // The channel's logger: an error may quote a receiver's answer, and with it a secret.
-        work.catch((error: unknown) => tools.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
+        work.catch((error: unknown) => tools.log.warn(`periodic notification work failed: ${messageOf(error)}`))
           .finally(() => {
             if (!this.#stopped) round();
           });
@@ -186,7 +186,7 @@ export class NotifyService {
     this.#timers.push(setInterval(() => {
       if (running) return;
       running = true;
-      work().catch((error: unknown) => this.ctx.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
+      work().catch((error: unknown) => this.ctx.log.warn(`periodic notification work failed: ${messageOf(error)}`))
         .finally(() => {
           running = false;
         });

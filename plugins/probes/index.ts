@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { API_DESCRIPTION, ERROR_RESPONSE, LIVENESS_PATH, READINESS, READINESS_PATH, definePlugin, type ReadinessCheck } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE, LIVENESS_PATH, READINESS, READINESS_PATH, definePlugin, messageOf, type ReadinessCheck } from '../../core/plugin-api.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -27,7 +27,7 @@ export default definePlugin({
         try {
           state = check.check();
         } catch (error) {
-          state = { ready: false as const, reason: `the check failed: ${error instanceof Error ? error.message : String(error)}` };
+          state = { ready: false as const, reason: `the check failed: ${messageOf(error)}` };
         }
         ready &&= state.ready;
         components[check.name] = state.ready ? { status: 'UP' } : { status: 'OUT_OF_SERVICE', details: { reason: state.reason } };

@@ -66,7 +66,7 @@ export default definePlugin<PrometheusSdConfig>({
       const { applications, statuses } = selection(req);
       const config = ctx.config;
       const candidates: Listed[] = [];
-      for (const instance of ctx.instances.list()) {
+      for (const instance of ctx.registry.list()) {
         if (applications && !applications.has(instance.registration!.name)) continue;
         if (statuses && !statuses.has(instance.statusInfo.status)) continue;
         const target = listed(instance, ctx.views, config);

@@ -1,12 +1,12 @@
 import { HttpError, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
 import type { FanOutResult, Instance } from '../../core/domain/index.js';
+import { mapLimit } from '../../core/kits/runtime/index.js';
 import { BODY_METHODS, collectWithin, readRequestBody } from './body.js';
 import { SANDBOX_HEADERS } from './content-safety.js';
 import type { Exchange } from './exchange.js';
 import { ByteBudget } from './fan-out-limits.js';
 import { ClientGoneError, callUpstream, upstreamFailure } from './forward.js';
 import { upstreamHeaders } from './headers.js';
-import { mapLimit } from './map-limit.js';
 import { rawProxyPath } from './request-path.js';
 import type { ProxyRuntime } from './runtime.js';
 import { parseProxyPath, type Target } from './target-url.js';
@@ -50,7 +50,7 @@ export function applicationProxy(ctx: PluginContext<unknown>, runtime: ProxyRunt
       let body: Buffer | null = null;
       if (withBody) body = await readRequestBody(req, FANOUT_BODY_LIMIT);
       else req.resume();
-      const members = ctx.instances.list(req.params.name!);
+      const members = ctx.registry.list(req.params.name!);
       const budget = new ByteBudget(budgetBytes);
 
       const parent = runtime.calls.child();

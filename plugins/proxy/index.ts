@@ -20,7 +20,7 @@ export default definePlugin<ProxyConfig>({
   version: '0.1.0',
   configSchema: proxyConfigSchema,
   create(ctx) {
-    const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.instances, ctx.services, ctx.config.timeout), ctx.log, ctx.outbound);
+    const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.registry, ctx.services, ctx.config.timeout), ctx.log, ctx.outbound);
     runtime.calls.follow(ctx.signal, 'shutdown');
     const plain = ctx as PluginContext<unknown>;
     const counted = countedBy(new LabelledCounts(['code_class']), ctx);

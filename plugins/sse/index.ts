@@ -13,7 +13,7 @@ export default definePlugin<SseConfig>({
   configSchema,
   create(ctx) {
     const hub = new StreamHub({
-      instances: ctx.instances,
+      instances: ctx.registry,
       views: ctx.views,
       log: ctx.log,
       maxBufferedBytes: ctx.config['max-buffered-bytes'],

@@ -88,7 +88,7 @@ export function discoveryScenarios(source: SourceUnderTest): void {
       await peer.set([changed, c]);
       await settle([changed, c]);
       assert.is(registrationAt(kernel, source.line(a).split(' ')[1]!)?.metadata.tier, 'gold');
-      const types = kernel.kernel.instances.events().map((event) => event.type);
+      const types = kernel.kernel.registry.events().map((event) => event.type);
       assert.equal(types.filter((type) => type === 'REGISTERED').length, 3);
       // At least a's: a watching source may see the service's metadata change before b leaves it.
       assert.ok(types.filter((type) => type === 'REGISTRATION_UPDATED').length >= 1);

@@ -1,5 +1,6 @@
 import { instanceIdOf, messageOf, sameRegistration, type Fence, type Logger, type Registry, type SharedMap } from '../../plugin-api.js';
 import { maskUrlPassword, type Registration } from '../../domain/index.js';
+import { mapLimit } from '../runtime/index.js';
 import type { DiscoveryConfig } from './config.js';
 import { convertService } from './convert.js';
 import { wantsInstance, wantsService } from './filters.js';
@@ -70,7 +71,7 @@ export interface ReconcileInput {
   readonly source: string;
   readonly desired: Desired;
   readonly config: DiscoveryConfig;
-  readonly instances: Registry;
+  readonly registry: Registry;
   readonly state: SharedMap;
   readonly fence: Fence;
   readonly log: Logger;
@@ -94,7 +95,7 @@ export interface ReconcileInput {
  * run that read the source afresh would remove exactly the same instances.
  */
 export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
-  const { source, instances, state, fence, log } = input;
+  const { source, registry, state, fence, log } = input;
   const sets = await readState(state, source);
   const owned = new Set<string>();
   const changes: [string, Registration][] = [];
@@ -104,7 +105,7 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
   let untouched = 0;
   // Most of a run is "still listed, unchanged": decided here without a promise per instance.
   for (const [id, registration] of input.desired.registrations) {
-    const current = instances.get(id);
+    const current = registry.get(id);
     const registered = current?.registered === true && current.registration !== null ? current.registration : undefined;
     if (registered && (registered.source !== 'discovery' || sets.others.has(id))) {
       untouched += 1;
@@ -117,7 +118,7 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
   let done = false;
   try {
     await inBatches(changes, input.signal, async ([id, registration]) => {
-      const { event } = await instances.register(registration, { fence });
+      const { event } = await registry.register(registration, { fence });
       if (event?.type === 'REGISTERED') added += 1;
       else if (event?.type === 'REGISTRATION_UPDATED') updated += 1;
       else kept += 1;
@@ -125,7 +126,7 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
     });
 
     const mine = (id: string) => {
-      const current = instances.get(id);
+      const current = registry.get(id);
       return current?.registered === true && current.registration?.source === 'discovery' && !sets.others.has(id);
     };
     const before = [...sets.owned].filter(mine);
@@ -143,8 +144,8 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
       }
     } else {
       await inBatches(removals, input.signal, async (id) => {
-        const name = instances.get(id)?.registration?.name;
-        if (await instances.deregister(id, { fence })) removed += 1;
+        const name = registry.get(id)?.registration?.name;
+        if (await registry.deregister(id, { fence })) removed += 1;
         log.debug(`DEREGISTERED ${id} (${name ?? 'unknown'}): no longer listed`);
       });
       if (sets.pending.length > 0) await state.delete(pendingKey(source));
@@ -223,25 +224,9 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
 
 /**
  * Runs `task` over `items` with at most CONCURRENCY in flight; the first failure rejects after the
- * others settle. Nothing new starts once `signal` aborts.
+ * others settle. A run stopped (`signal`) fails: it did not finish.
  */
 async function inBatches<T>(items: readonly T[], signal: AbortSignal | undefined, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (next < items.length && !failure) {
-      if (signal?.aborted) {
-        failure = { error: new Error('stopping') };
-        return;
-      }
-      const item = items[next++]!;
-      try {
-        await task(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-  if (failure) throw failure.error;
+  await mapLimit(items, CONCURRENCY, task, signal);
+  if (signal?.aborted) throw new Error('stopping');
 }

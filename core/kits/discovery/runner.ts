@@ -130,7 +130,7 @@ export class DiscoveryRunner {
       const lease = this.#lease!;
       if (!lease.held || lease.token === undefined) return;
       const { diff, ownedBefore, ownedAfter } = await reconcile({
-        source: ctx.name, desired, config: ctx.config, instances: ctx.instances, state: this.#state!,
+        source: ctx.name, desired, config: ctx.config, registry: ctx.registry, state: this.#state!,
         fence: { lease: ctx.name, token: lease.token }, log: ctx.log, confirms: reason !== 'change', signal: ctx.signal,
       });
       if (this.#lastError !== undefined) ctx.log.info('the source answers again');

@@ -11,3 +11,5 @@ export { InFlight } from './in-flight.js';
 export { turnSlot } from './turn-slots.js';
 export { CancellableHandler } from './cancellable-handler.js';
 export { appendVary, varyOnWrite } from './vary.js';
+export { mapLimit } from './map-limit.js';
+export { ACTUATOR_ACCEPT } from './actuator.js';

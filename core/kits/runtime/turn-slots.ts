@@ -19,6 +19,10 @@ let releaseAsked = false;
  * in this pass are handled first, then SLOTS_PER_TURN go on (the rest in later passes, in order).
  * Even with room it waits for the end of the pass (`setImmediate`): letting the first one go on at
  * once put it ahead of the requests read with it (bench/REPORT.md).
+ *
+ * Its job is yielding, not capping: the monitor paces its own checks apart, with a cap on checks
+ * in flight that also starts only a few per pass (`ConcurrencyLimiter`) and a cap on follow-ups
+ * that follows the loop's load (`FollowUpGovernor`).
  */
 export function turnSlot(): Promise<void> {
   askRelease();

@@ -1,5 +1,8 @@
 import type { FanOutResult } from 'vigil/domain';
 
+// The message of anything thrown, as the server words it.
+export { messageOf } from 'vigil/domain';
+
 /**
  * The page is served at the context root (`/` or `/admin/`), so the API base is the page's own
  * folder: the app works under any context path without being told it.
@@ -112,6 +115,3 @@ async function errorOf(res: Response): Promise<ApiError> {
   return new ApiError(res.status, `${res.status}: ${message}`);
 }
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -44,7 +44,7 @@ test('DNS rebinding: with auth off, a request for another host name gets 421 on 
     assertMisdirected(await send(tk, 'GET', '/no/such/path?x=1', evil), 'evil.example', '/no/such/path');
     assertMisdirected(await send(tk, 'POST', '/instances', { ...evil, 'content-type': 'application/json' }), 'evil.example', '/instances');
     assertMisdirected(await send(tk, 'OPTIONS', '/instances', { host: 'EVIL.example.' }), 'evil.example', '/instances');
-    assert.equal(tk.kernel.instances.list(), []);
+    assert.equal(tk.kernel.registry.list(), []);
     // A name that only ends like an allowed one is still another host.
     assertMisdirected(await send(tk, 'GET', '/instances', { host: `x${hostname()}` }), `x${hostname().toLowerCase()}`, '/instances');
     assertMisdirected(await send(tk, 'GET', '/instances', { host: 'localhost.evil.example' }), 'localhost.evil.example', '/instances');

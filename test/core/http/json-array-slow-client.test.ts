@@ -31,7 +31,7 @@ function capture(onResponse: (res: ServerResponse) => void): VigilPlugin<never> 
 async function fill(tk: TestKernel): Promise<void> {
   for (let v = 0; v < EVENTS_PER_INSTANCE; v += 1) {
     for (let n = 0; n < INSTANCES; n += 1) {
-      await tk.kernel.instances.register({
+      await tk.kernel.registry.register({
         name: `app-${n % 10}`,
         healthUrl: `http://10.0.${n >> 8}.${n & 255}:8080/actuator/health`,
         managementUrl: null,

@@ -6,7 +6,7 @@ import type { Instance } from '../../../core/domain/index.js';
 import { emptyInstance } from '../../../core/store/instance.js';
 import { InstanceCallError } from '../../../plugins/monitor/call-error.js';
 import { InstanceClient, type InstanceClientOptions } from '../../../plugins/monitor/instance-client.js';
-import { DEFAULT_ACCEPT } from '../../../plugins/monitor/media-type.js';
+import { ACTUATOR_ACCEPT as DEFAULT_ACCEPT } from '../../../core/kits/runtime/index.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { TEST_USER_AGENT, testOutbound } from '../../support/outbound.js';
 import { closedPort } from './support.js';

@@ -110,8 +110,8 @@ test('applications: grouping, aggregated status, GET by name, DELETE, refresh', 
   const up = ((await call('POST', `${tk.url}/instances`, { json: registration('shop', 7, { metadata: { version: '1.0' } }) })).json as { id: string }).id;
   const down = ((await call('POST', `${tk.url}/instances`, { json: registration('shop', 8, { metadata: { version: '1.1' } }) })).json as { id: string }).id;
   await call('POST', `${tk.url}/instances`, { json: registration('other', 9) });
-  await tk.kernel.instances.apply(up, changeStatusCommand(statusInfo('UP')));
-  await tk.kernel.instances.apply(down, changeStatusCommand(statusInfo('DOWN')));
+  await tk.kernel.registry.apply(up, changeStatusCommand(statusInfo('UP')));
+  await tk.kernel.registry.apply(down, changeStatusCommand(statusInfo('DOWN')));
 
   const apps = (await call('GET', `${tk.url}/applications`)).json as { name: string; status: string; buildVersion: string; instances: { id: string }[] }[];
   assert.equal(apps.map((a) => a.name).sort(), ['other', 'shop']);
@@ -142,7 +142,7 @@ test('applications: grouping, aggregated status, GET by name, DELETE, refresh', 
 test('the event list holds per-instance versions from 0 and is bounded by max-events-per-instance', () => withKernel(async (tk) => {
   const id = ((await call('POST', `${tk.url}/instances`, { json: registration('busy', 10) })).json as { id: string }).id;
   for (let i = 0; i < 30; i += 1) {
-    await tk.kernel.instances.apply(id, changeStatusCommand(statusInfo(i % 2 ? 'UP' : 'DOWN')));
+    await tk.kernel.registry.apply(id, changeStatusCommand(statusInfo(i % 2 ? 'UP' : 'DOWN')));
   }
   const events = (await call('GET', `${tk.url}/instances/events`)).json as { version: number; type: string; timestamp: string }[];
   assert.is(events.length, 10);

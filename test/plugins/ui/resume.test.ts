@@ -40,7 +40,7 @@ test('after a dropped connection the stream resumes with Last-Event-ID: missed e
     await shown(page, 'before');
     await register(first, registration('live', 1));
     await shown(page, 'live');
-    const lastSeq = first.kernel.instances.lastSeq;
+    const lastSeq = first.kernel.registry.lastSeq;
 
     relay.dropAll();
     await register(first, registration('missed', 1));

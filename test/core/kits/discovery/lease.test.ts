@@ -87,7 +87,7 @@ test('without the lease nothing runs, POST /applications included; once granted 
 
 test('a node that takes the lease over continues from the shared state: it removes what the source listed before, and nothing else', () =>
   withCluster(async (kernel, runs, cluster, { script }) => {
-    const registry = kernel.kernel.instances;
+    const registry = kernel.kernel.registry;
     // Written by the previous holder: `gone` was listed and registered by this source.
     const gone = await registry.register({ name: 'orders', healthUrl: healthOf('gone'), managementUrl: null, serviceUrl: null, source: 'discovery', metadata: {} });
     const foreign = await registry.register({ name: 'orders', healthUrl: healthOf('foreign'), managementUrl: null, serviceUrl: null, source: 'discovery', metadata: {} });

@@ -40,7 +40,7 @@ test('the first run registers what the source lists, with source "discovery" and
 
 test('add, change, remove: one event each, in one run; an unchanged run records nothing and logs no info line', () =>
   withSource({}, async ({ kernel, runs, script, changed }) => {
-    const seq = kernel.kernel.instances.lastSeq;
+    const seq = kernel.kernel.registry.lastSeq;
     script.entries = [service('orders', 'a', { zone: 'b' }), service('orders', 'c')];
     let mark = runs.mark();
     changed();
@@ -51,11 +51,11 @@ test('add, change, remove: one event each, in one run; an unchanged run records 
     assert.equal(registrationAt(kernel, healthOf('a'))?.metadata, { zone: 'b' });
 
     const infoLines = kernel.logs().filter((line) => line.includes(`[${SOURCE}] run (`)).length;
-    const before = kernel.kernel.instances.lastSeq;
+    const before = kernel.kernel.registry.lastSeq;
     mark = runs.mark();
     changed();
     assert.equal((await runs.applied(SOURCE, mark)).diff, { added: 0, updated: 0, removed: 0, kept: 2, withheld: 0, untouched: 0 });
-    assert.is(kernel.kernel.instances.lastSeq, before, 'nothing recorded');
+    assert.is(kernel.kernel.registry.lastSeq, before, 'nothing recorded');
     assert.is(kernel.logs().filter((line) => line.includes(`[${SOURCE}] run (`) && line.includes(' info ')).length, infoLines);
   }));
 
@@ -235,7 +235,7 @@ test('two sources: each removes only what it registered; one listed by both belo
     let mark = runs.mark();
     second.changed();
     assert.equal((await runs.applied('discovery-two', mark)).diff, { added: 0, updated: 0, removed: 0, kept: 1, withheld: 0, untouched: 1 });
-    const state = kernel.kernel.instances;
+    const state = kernel.kernel.registry;
     assert.equal(registered(kernel), [`billing ${healthOf('b')}`, `orders ${healthOf('a')}`, `orders ${healthOf('shared')}`]);
 
     second.script.entries = [];
