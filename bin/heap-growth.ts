@@ -4,10 +4,10 @@ import { setFlagsFromString } from 'node:v8';
  * How far V8 lets the old generation grow past what the last full GC kept, in percent.
  *
  * A daemon that checks thousands of instances a second promotes a steady trickle of short-lived
- * objects, and V8's default heuristic then lets the heap grow to about four times the live set
- * before collecting it (bench/REPORT.md: 90 MB live became 480 MB resident). At 30 % the old
- * generation stays within 1.3 times the live set, for a few more full collections; below that
- * the collections cost more CPU than the memory is worth (measured under bench/monitoring).
+ * objects, and V8's default heuristic then lets the heap grow to several times the live set
+ * before collecting it. At 30 % the old generation stays close to the live set, for a few more
+ * full collections; below that the collections cost more CPU than the memory is worth
+ * (bench/REPORT.md, measured under bench/monitoring).
  */
 export const DEFAULT_HEAP_GROWING_PERCENT = 30;
 
@@ -15,8 +15,8 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 30;
  * The young generation's cap, passed on the command line by `npm start` and the systemd unit (a
  * `#!` line cannot carry it portably: BusyBox's env has no -S): V8 reads it only when the heap is
  * set up, so it cannot be set from here. V8's default lets each semi-space grow to 16 MB under the
- * monitor's steady allocation; at 4 MB the daemon keeps ~20 MB less resident for a few percent
- * more CPU (bench/REPORT.md), while at 2 MB too much survives a scavenge and the CPU climbs.
+ * monitor's steady allocation; at 4 MB the daemon keeps less resident for a little more CPU,
+ * while at 2 MB too much survives a scavenge and the CPU climbs (bench/REPORT.md).
  */
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=4';
 

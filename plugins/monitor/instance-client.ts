@@ -63,7 +63,7 @@ export class InstanceClient implements InstanceHttpClient {
   /**
    * One timer for every call's deadline, running while calls are in flight, instead of a
    * setTimeout per attempt: a timer armed and cleared per call, thousands of times a second,
-   * roughly doubled what each check promoted to the old generation (bench/REPORT.md, memory).
+   * made each check promote far more to the old generation (bench/REPORT.md).
    */
   #sweeper: NodeJS.Timeout | undefined;
 
@@ -75,8 +75,8 @@ export class InstanceClient implements InstanceHttpClient {
     this.#gate = new OriginGate(options.connectionsPerOrigin);
     // One listener for the client's lifetime rather than one per call: Node's EventTarget keeps a
     // removed listener linked to the next one, so thousands of calls a second through one
-    // long-lived signal chain every finished call to the next and none dies young (measured
-    // under bench/monitoring: most of each check ended up in the old generation). It also walks
+    // long-lived signal chain every finished call to the next and none dies young
+    // (bench/REPORT.md). It also walks
     // its whole listener list on every add.
     options.signal?.addEventListener('abort', () => {
       for (const call of this.#inFlight.snapshot()) call.controller.abort();

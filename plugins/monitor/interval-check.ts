@@ -43,8 +43,8 @@ export interface IntervalCheckOptions extends Cadence {
 
 /**
  * Entries keep their instants in ms after the check's epoch, not since 1970: a small integer is
- * stored inside the object, while an epoch-sized one is a separate 12-byte number box per field,
- * ~240 bytes per instance over the three checks (bench/REPORT.md, memory per instance). The epoch
+ * stored inside the object, while an epoch-sized one is a separate number box per field, which
+ * adds up over the three checks of every instance (bench/REPORT.md). The epoch
  * moves forward every few days so the offsets stay small.
  */
 const REBASE_AFTER_MS = 2 ** 28;

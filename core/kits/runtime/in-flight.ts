@@ -12,9 +12,8 @@ interface Link<T> {
  * table to the one that replaced it while keeping the entries it held. Once one table lives long
  * enough to reach the old generation, that chain keeps every later table, and the whole object
  * graph of every entry they ever held, alive through each young-generation collection: each
- * request is promoted to the old generation and dies only in a full collection. Under
- * bench/proxy a Set of in-flight calls promoted ~5 KB per proxied request and ran ten full
- * collections where two would do. A doubly linked list whose departed links are emptied leaves
+ * request is promoted to the old generation and dies only in a full collection (bench/REPORT.md,
+ * measured under bench/proxy). A doubly linked list whose departed links are emptied leaves
  * nothing dead pointing at anything younger.
  */
 export class InFlight<T extends object> {

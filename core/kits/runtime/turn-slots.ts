@@ -3,7 +3,7 @@ import { Fifo } from '../../plugin-api.js';
 /**
  * Continuations let through at the end of one pass of the event loop; the rest wait for the next
  * pass. One: a request read meanwhile waits behind one registration or one check's answer at
- * most, and one node still keeps up with 20,000 instances' checks (bench/REPORT.md, burst and
+ * most, and one node still keeps up with a large fleet's checks (bench/REPORT.md, burst and
  * monitoring).
  */
 export const SLOTS_PER_TURN = 1;
