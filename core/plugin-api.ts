@@ -181,7 +181,7 @@ export interface PluginContext<Config = unknown> {
   readonly outbound: Outbound;
   /** The wire (JSON) form of instances, events and applications, with metadata sanitised. */
   readonly views: JsonViews;
-  /** HTTP routes and hooks, scoped to the context path. Only usable during `setup`. */
+  /** HTTP routes and hooks, scoped to the context path. Only usable at the setup step (in `create`). */
   readonly http: HttpRoutes;
   /** Typed services shared between plugins without reaching into each other's internals. */
   readonly services: Services;
@@ -240,7 +240,7 @@ export interface PluginBus {
  * node's snapshot holds the result, so a read right after a write on the same node sees it.
  * Every recorded event, whichever node wrote it, is applied in `seq` order and published on the
  * bus as `instance.changed`. The registry is ready once every plugin has set up: no plugin reads
- * or writes it during `setup`. A write while the log cannot take it rejects with
+ * or writes it at the setup step (in `create`). A write while the log cannot take it rejects with
  * `StoreUnavailableError` and changes nothing.
  */
 export interface Registry {

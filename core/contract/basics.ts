@@ -20,10 +20,10 @@ export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 
  * Tokens plugins contribute to and the kernel or a default plugin collects: `DETECTION_STRATEGY`
  * (the monitor), `METRICS` (`GET /metrics`), `READINESS` (`GET /health/readiness`, the kernel adds
  * its phase), `API_DESCRIPTION` (`GET /openapi.json`), `ALLOWED_HOSTS` (the kernel's `Host` check).
- * Contribute in `setup`.
+ * Contribute at the setup step (in `create`).
  *
  * Tokens the kernel reads or fills itself: `EVENT_LOG`, `OWNERSHIP`, `LEASES`, `SHARED_STATE`,
- * `EVENT_OUTBOX` and `NODE_ID`. A plugin (`cluster-redis`) may provide them in its `setup`; once
+ * `EVENT_OUTBOX` and `NODE_ID`. A plugin (`cluster-redis`) may provide them at its setup step; once
  * every plugin has set up, the kernel provides one process's own for each one left, so from
  * `start` on `use()` always finds them.
  */

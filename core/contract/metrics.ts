@@ -2,7 +2,7 @@ import { defineToken } from './tokens.js';
 
 /**
  * Metrics a plugin contributes to `GET /metrics`, under `METRICS`, one contribution per metric
- * family, in `setup`. The `metrics` plugin renders them in the Prometheus text format with the
+ * family, at the setup step (in `create`). The `metrics` plugin renders them in the Prometheus text format with the
  * kernel's own; without it they cost nothing but the counting.
  *
  * The description is plain data, so a third-party plugin needs no metrics library (and no second
