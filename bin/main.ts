@@ -3,7 +3,7 @@ import { HELP, parseCli } from './cli.js';
 import { ProblemsError, messageOf } from '../core/errors.js';
 import { limitHeapGrowth, semiSpaceHint } from './heap-growth.js';
 import { Kernel } from '../core/kernel.js';
-import { createLogger } from '../core/logger.js';
+import { createLogger } from './logger.js';
 import type { Logger } from '../core/plugin-api.js';
 import { prepare, type Prepared } from '../core/prepare.js';
 import { vigilVersion } from '../core/version.js';

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { builtinPlugins } from './builtin-plugins.js';
 import { ProblemsError } from '../core/errors.js';
 import { Kernel } from '../core/kernel.js';
-import { createLogger } from '../core/logger.js';
+import { createLogger } from './logger.js';
 import type { InstanceEvent } from '../core/domain/index.js';
 import type { VigilPlugin } from '../core/plugin-api.js';
 import { prepare, type Prepared } from '../core/prepare.js';

@@ -68,7 +68,7 @@ export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } f
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
 export {
-  LabelledCounts, LabelledHistogram, METRICS,
+  METRICS,
   type CounterFamily, type GaugeFamily, type HistogramFamily, type HistogramSample, type MetricFamily, type MetricLabels, type MetricSample,
 } from './contract/metrics.js';
 export { LIVENESS_PATH, READINESS, READINESS_PATH, type Readiness, type ReadinessCheck } from './contract/readiness.js';

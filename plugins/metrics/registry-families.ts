@@ -1,4 +1,5 @@
-import { LabelledCounts, vigilVersion, type MetricFamily, type MetricSample, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { LabelledCounts } from '../../core/kits/runtime/index.js';
+import { vigilVersion, type MetricFamily, type MetricSample, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
 import type { ServerResponse } from 'node:http';
 
 

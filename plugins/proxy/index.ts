@@ -1,4 +1,5 @@
-import { LabelledCounts, METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { LabelledCounts } from '../../core/kits/runtime/index.js';
+import { METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
 import { proxyApi } from './api-description.js';
 import { applicationProxy } from './application-proxy.js';
 import { proxyConfigSchema, type ProxyConfig } from './config-schema.js';

@@ -1,4 +1,4 @@
-import { maskUrlPassword } from './store/url-credentials.js';
+import { maskUrlPassword } from '../core/store/url-credentials.js';
 
 /**
  * Where a URL with userinfo may sit in free text: a scheme, then anything up to a space or a

@@ -1,7 +1,7 @@
 import winston from 'winston';
 import type { LogFormat, LogLevel } from '../config/kernel-schema.js';
 import { escapeControlCharacters, maskUrlPasswordsIn } from './log-line.js';
-import type { Logger } from './plugin-api.js';
+import type { Logger } from '../core/plugin-api.js';
 
 export interface LoggerOptions {
   readonly level: LogLevel;

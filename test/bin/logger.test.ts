@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger } from '../../core/logger.js';
+import { createLogger } from '../../bin/logger.js';
 import type { LogFormat } from '../../config/kernel-schema.js';
 
 /** A root logger writing into memory; `lines()` waits for winston to hand the records over. */
