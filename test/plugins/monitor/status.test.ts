@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
-import { changeStatusCommand, statusInfo } from '../../../core/plugin-api.js';
+import { changeStatusCommand } from '../../../core/plugin-api.js';
+import { statusInfo } from '../../../core/domain/index.js';
 import { eventually } from '../../support/http.js';
 import { statusCallCutOff } from '../../../plugins/monitor/status-updater.js';
 import { closedPort, monitorKernel, register, registerFake, statusEvent } from './support.js';
@@ -286,11 +287,11 @@ test('a check whose call went out before another writer recorded a status record
     fake.on('GET', '/health', { handler: (_req, res) => held.push(res) });
     await eventually(() => held.length === 1, 'a check waiting for its answer');
     // Another node's check of the same instance records DOWN meanwhile.
-    const down = await tk.kernel.instances.apply(id, changeStatusCommand(statusInfo('DOWN', {})));
+    const down = await tk.kernel.registry.apply(id, changeStatusCommand(statusInfo('DOWN', {})));
     held[0]!.writeHead(200, { 'content-type': ACTUATOR_V3 }).end('{"status":"UP"}');
     // Checks of one instance never overlap: the next call means the answered one is finished.
     await eventually(() => held.length === 2, 'the next check');
-    const statuses = tk.kernel.instances.eventsOf(id).filter((e) => e.type === 'STATUS_CHANGED').map((e) => [e.version, e.statusInfo.status]);
+    const statuses = tk.kernel.registry.eventsOf(id).filter((e) => e.type === 'STATUS_CHANGED').map((e) => [e.version, e.statusInfo.status]);
     assert.equal(statuses, [[up.version, 'UP'], [down!.version, 'DOWN']]);
   } finally {
     for (const res of held) res.destroy();
