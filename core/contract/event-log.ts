@@ -68,6 +68,28 @@ export interface EventLog {
   /** Drops an instance's whole history (retention); with a fence, only while it is still current. */
   drop(id: string, fence: Fence): Promise<void>;
   close(): Promise<void>;
+  /**
+   * A log that serves histories itself (`cluster-redis`), so a node need not hold every one:
+   * the registry then holds only the histories `holds` names plus a window of the newest
+   * events, and reads the rest here. Without it the registry holds everything it is given.
+   */
+  readonly histories?: RemoteHistories;
+}
+
+/**
+ * Histories the log reads from where it keeps them. The receiver is given every event, but
+ * keeps the history of an instance only while `holds` says so, and the newest `window` events
+ * of every instance; whatever it does not hold it reads here, never above the seq it applied.
+ */
+export interface RemoteHistories {
+  /** How many of the newest events (of every instance) the receiver keeps besides the histories it holds. */
+  readonly window: number;
+  /** Whether the receiver holds the whole history of `id` (it is given every event of it). */
+  holds(id: string): boolean;
+  /** The events with `after < seq <= upTo`, oldest first, in batches read as they are consumed. */
+  read(after: number, upTo: number): AsyncIterable<readonly InstanceEvent[]>;
+  /** The history of one instance up to `upTo`, oldest first. */
+  readInstance(id: string, upTo: number): Promise<readonly InstanceEvent[]>;
 }
 
 export const EVENT_LOG = defineToken<EventLog>('vigil.event-log');

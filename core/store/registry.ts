@@ -1,5 +1,5 @@
 import type { EventBus } from '../bus.js';
-import { StoreUnavailableError, VersionConflictError, type EventLog, type LogReceiver, type NewEvent } from '../contract/event-log.js';
+import { StoreUnavailableError, VersionConflictError, type EventLog, type LogReceiver, type NewEvent, type RemoteHistories } from '../contract/event-log.js';
 import type { Leases } from '../contract/coordination.js';
 import { messageOf } from '../errors.js';
 import type { Logger, WriteOptions } from '../plugin-api.js';
@@ -12,6 +12,7 @@ import { HeldEvents } from './held-events.js';
 import { instanceIdOf } from './instance-id.js';
 import { Fifo } from '../fifo.js';
 import { applyEvent, emptyInstance, retiredInstance, retiredStateOf, withEndpoints } from './instance.js';
+import { RecentEvents } from './recent-events.js';
 import { RetirementQueue } from './retirement-queue.js';
 import { retiredDetails } from './sealed-history.js';
 import type { Application, Endpoint, Instance, InstanceEvent, Registration } from './types.js';
@@ -64,6 +65,10 @@ export class InstanceRegistry implements LogReceiver {
   readonly #now: () => number;
   #log: EventLog | undefined;
   #leases: Leases | undefined;
+  /** Where the histories this node does not hold are read, when the log serves them (a cluster). */
+  #remote: RemoteHistories | undefined;
+  /** With `#remote`: the newest events of every instance. */
+  #recent: RecentEvents | undefined;
   #firstSeq = 1;
   #lastSeq = 0;
   #lastTimestamp = 0;
@@ -82,6 +87,8 @@ export class InstanceRegistry implements LogReceiver {
     this.#log = log;
     this.#leases = leases;
     leases.lease(RETENTION_LEASE);
+    this.#remote = log.histories;
+    this.#recent = this.#remote && new RecentEvents(this.#remote.window);
     await log.open(this);
   }
 
@@ -178,12 +185,35 @@ export class InstanceRegistry implements LogReceiver {
   }
 
   eventsOf(id: string): readonly InstanceEvent[] {
+    if (this.#recent && !this.#holds(id)) return this.#recent.ofInstance(id);
     return this.#held.ofInstance(id);
   }
 
   /** Held events recorded after `seq` (an event's `seq`, the SSE id), oldest first. */
   eventsSince(seq: number): InstanceEvent[] {
-    return this.#held.since(seq);
+    return this.#recent ? this.#recent.since(seq) : this.#held.since(seq);
+  }
+
+  /** `eventsSince` and `eventsOf` hold every event after this seq; 0 when they hold everything. */
+  get completeAfter(): number {
+    return this.#recent?.complete ?? 0;
+  }
+
+  /** Every event with `after < seq <= upTo`, oldest first, in batches: from memory, or read from the log. */
+  async *readEvents(after: number, upTo: number = this.#lastSeq): AsyncIterable<readonly InstanceEvent[]> {
+    if (this.#remote && after < this.completeAfter) {
+      yield* this.#remote.read(after, upTo);
+      return;
+    }
+    const events = this.eventsSince(after);
+    const end = events.findLastIndex((event) => event.seq <= upTo) + 1;
+    yield end === events.length ? events : events.slice(0, end);
+  }
+
+  /** The history of one instance as this node applied it: held, or read from the log. */
+  async readEventsOf(id: string): Promise<readonly InstanceEvent[]> {
+    if (!this.#remote || this.#holds(id)) return this.eventsOf(id);
+    return this.#remote.readInstance(id, this.#lastSeq);
   }
 
   get lastSeq(): number {
@@ -220,12 +250,13 @@ export class InstanceRegistry implements LogReceiver {
     // `event` (their seq is past `last`) and would otherwise be held twice.
     for (const event of events) {
       const snapshot = this.#snapshots.get(event.instance);
-      if (snapshot && event.version <= snapshot.version) this.#held.add(withHeldEndpoints(event, snapshot.registration, snapshot.endpoints));
+      if (snapshot && event.version <= snapshot.version && this.#holds(event.instance)) this.#held.add(withHeldEndpoints(event, snapshot.registration, snapshot.endpoints));
     }
     for (const { instance } of leaving) this.#toSeal.push(instance.id);
     this.#sealBeyondRecent();
     this.#firstSeq = seqs.first;
     this.#lastSeq = seqs.last;
+    this.#recent?.reset(seqs.last);
     // Whatever they waited for is either in this state now or gone with the old one.
     this.#seqWaiters.releaseAll();
     for (const waiters of this.#versionWaiters.values()) waiters.releaseAll();
@@ -243,7 +274,8 @@ export class InstanceRegistry implements LogReceiver {
       event = withHeldEndpoints(event, previous.registration);
       const instance = applyEvent(previous, event);
       this.#snapshots.set(event.instance, instance);
-      this.#held.add(event);
+      if (this.#holds(event.instance)) this.#held.add(event);
+      this.#recent?.add(event);
       if (event.type === 'DEREGISTERED' || event.type === 'REGISTERED') this.#scheduleRetention(instance, this.#deregisteredAt(instance));
       this.bus.emit('instance.changed', { event, instance, previous });
       this.#versionWaiters.get(event.instance)?.releaseUpTo(instance.version);
@@ -260,6 +292,12 @@ export class InstanceRegistry implements LogReceiver {
     this.#cancelRetirement(id);
     this.#snapshots.delete(id);
     this.#held.drop(id);
+    this.#recent?.drop(id);
+  }
+
+  /** Whether this node holds the whole history of `id` (always, unless the log serves histories). */
+  #holds(id: string): boolean {
+    return this.#remote?.holds(id) ?? true;
   }
 
   /** Cancels pending retention timers. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EventLog, InstanceTransition, LogReceiver, NewEvent } from '../../core/event-log.js';
+import type { EventLog, InstanceTransition, LogReceiver, NewEvent, RemoteHistories } from '../../core/event-log.js';
 import { messageOf, type Fence, type PluginContext } from '../../core/plugin-api.js';
 import type { InstanceEvent, Registration } from '../../core/domain/index.js';
 import type { ClusterRedisConfig } from './config.js';
@@ -47,6 +47,8 @@ export class ClusterNode implements EventLog {
       log,
       codec,
       onForeignHistory: (reason) => void this.rebuild(reason),
+      owns: (id) => this.membership.owns(id),
+      window: config['recent-events'],
     });
     this.membership = new Membership(this.link, this.keys, {
       nodeId,
@@ -75,6 +77,11 @@ export class ClusterNode implements EventLog {
     if (config['on-outage'] === 'exit') {
       this.link.onDown(() => ctx.requestExit(`Redis is unreachable (${this.link.where()}) and cluster-redis.on-outage is exit`));
     }
+  }
+
+  /** The histories this node does not hold are read from Redis. */
+  get histories(): RemoteHistories {
+    return this.history;
   }
 
   async open(receiver: LogReceiver): Promise<void> {

@@ -123,7 +123,9 @@ export class Pipeline {
     let from = item.from;
     if (type === 'STATUS_CHANGED' && this.#config.hold > 0) {
       if (!(await this.#sleep(Date.parse(item.timestamp) + this.#config.hold - Date.now()))) return new Promise<void>(() => undefined);
-      const held = heldChange(item, ctx.registry.eventsOf(item.instance), this.#config.hold);
+      // A cluster node may hold only the newest events of an instance it does not check: the rest from Redis.
+      const history = await ctx.registry.readEventsOf(item.instance).catch(() => ctx.registry.eventsOf(item.instance));
+      const held = heldChange(item, history, this.#config.hold);
       if (!held) {
         stats.held += 1;
         return;

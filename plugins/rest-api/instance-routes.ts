@@ -27,8 +27,9 @@ export function instanceRoutes({ http, registry: instances, views, log, services
   });
 
   // Written in pieces as the socket drains (20,000 instances with full histories are millions of
-  // events); the events held when the request came are the list, later ones go to the streams.
-  http.route('GET', '/instances/events', (_req, res) => http.sendJsonArray(res, 200, instances.events(), views.event));
+  // events); the events applied when the request came are the list, later ones go to the streams.
+  // A cluster node reads the histories it does not hold from Redis as the socket drains.
+  http.route('GET', '/instances/events', (_req, res) => http.sendJsonArray(res, 200, instances.readEvents(0), views.event));
 
   http.route('GET', '/instances/:id', (req, res) => {
     const instance = instances.get(req.params.id!);

@@ -22,25 +22,64 @@ export interface Replayed {
  *   it. Each goes out with the `seq` of the last missed event that touched it, in that order, so
  *   ids stay increasing and resuming from any of them still covers the rest.
  */
-export function replayFrames(topic: Topic, lastEventId: number, registry: Registry, views: JsonViews): Replayed[] {
+export function replayFrames(topic: Topic, lastEventId: number, registry: Registry, views: JsonViews, earlier?: EarlierEvents): Replayed[] {
   const since = registry.resumePoint(lastEventId);
   switch (topic.kind) {
     case 'events':
-      return registry.eventsSince(since).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
+      return missedEvents(since, registry, earlier).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'instance':
-      // The per-instance history is already at hand; no need to filter the global one.
-      return registry.eventsOf(topic.id).filter((event) => event.seq > since)
-        .map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
+      return missedOf(topic.id, since, registry, earlier).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'instance-snapshots': {
       // One snapshot is the instance as it is now: older ones in between would be stale copies.
-      const last = registry.eventsOf(topic.id).at(-1);
+      const last = missedOf(topic.id, since, registry, earlier).at(-1);
       const instance = registry.get(topic.id);
-      if (!last || last.seq <= since || !instance) return [];
+      if (!last || !instance) return [];
       return [{ seq: last.seq, frame: frame(last.seq, views.instance(instance)) }];
     }
     case 'applications':
-      return applicationReplay(registry.eventsSince(since), registry, views);
+      return applicationReplay(missedEvents(since, registry, earlier), registry, views);
   }
+}
+
+/**
+ * What a resumed stream missed that this node no longer holds in memory (a cluster node holds
+ * the newest events and the histories of some instances; the rest is in Redis), read before the
+ * stream joins the fan-out: the events after the client's id up to `upTo`; `replayFrames` takes
+ * those after `upTo` from memory. Undefined when memory holds all it missed.
+ */
+export interface EarlierEvents {
+  readonly upTo: number;
+  readonly events: readonly InstanceEvent[];
+}
+
+export async function earlierEvents(topic: Topic, lastEventId: number, registry: Registry): Promise<EarlierEvents | undefined> {
+  const since = registry.resumePoint(lastEventId);
+  if (since >= registry.completeAfter) return undefined;
+  const events: InstanceEvent[] = [];
+  let after = since;
+  // Read until memory reaches back to where the reading ended (it moves on while Redis answers).
+  while (after < registry.completeAfter) {
+    const upTo = registry.lastSeq;
+    if (topic.kind === 'events' || topic.kind === 'applications') {
+      for await (const batch of registry.readEvents(after, upTo)) events.push(...batch);
+    } else {
+      for (const event of await registry.readEventsOf(topic.id)) if (event.seq > after && event.seq <= upTo) events.push(event);
+    }
+    after = upTo;
+  }
+  return { upTo: after, events };
+}
+
+function missedEvents(since: number, registry: Registry, earlier: EarlierEvents | undefined): readonly InstanceEvent[] {
+  if (!earlier) return registry.eventsSince(since);
+  return earlier.events.concat(registry.eventsSince(earlier.upTo));
+}
+
+function missedOf(id: string, since: number, registry: Registry, earlier: EarlierEvents | undefined): InstanceEvent[] {
+  // The per-instance history is already at hand; no need to filter the global one.
+  const after = earlier?.upTo ?? since;
+  const held = registry.eventsOf(id).filter((event) => event.seq > after);
+  return earlier ? earlier.events.concat(held) : held;
 }
 
 function applicationReplay(missed: readonly InstanceEvent[], registry: Registry, views: JsonViews): Replayed[] {
