@@ -1,6 +1,6 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRedis } from '../../test/support/redis-server.js';
@@ -14,6 +14,14 @@ import { machine, round, stopProcess, type Figure, type FigureSpec } from '../su
 const INSTANCES = Number(process.env.BENCH_CLUSTER_SCALE_N ?? 45_000);
 const SECONDS = Number(process.env.BENCH_CLUSTER_SCALE_SECONDS ?? 30);
 const NODES = 3;
+/** The second scenario: 100,000 instances over five nodes, each node holding its share of the histories. */
+const LARGE_INSTANCES = Number(process.env.BENCH_CLUSTER_100K_N ?? 100_000);
+const LARGE_NODES = 5;
+const LARGE_PORTS = Number(process.env.BENCH_CLUSTER_100K_PORTS ?? 20);
+/** The status interval of the large scenario: the default unless this machine cannot carry the fake fleet at that rate. */
+const LARGE_STATUS_INTERVAL_MS = Number(process.env.BENCH_CLUSTER_100K_STATUS_INTERVAL_MS ?? 10_000);
+/** `45k`, `100k` or both (empty): which scenarios run; the other's figures are reported as not measured. */
+const ONLY = process.env.BENCH_CLUSTER_SCALE_ONLY ?? '';
 /**
  * 45,000 instances on one fake-fleet process: 4,500 health calls a second, each node holding at
  * most 8 keep-alive connections per origin. Twelve ports give every node 96 connections to
@@ -23,13 +31,15 @@ const PORTS = Number(process.env.BENCH_CLUSTER_SCALE_PORTS ?? 12);
 // The defaults a user runs with (monitor and cluster-redis).
 const STATUS_INTERVAL_MS = 10_000;
 const HEARTBEAT_INTERVAL_MS = 2000;
-const COVERAGE_WINDOW_MS = STATUS_INTERVAL_MS + 1000;
 const COVERAGE_STEP_MS = 250;
 const PLUGINS = 'plugins: [rest-api, sse, proxy, monitor, detect-index, detect-probe]';
 
 const COVERAGE: FigureSpec = { name: 'cluster-scale-coverage', target: 1, kind: 'min' };
 const NODE_RSS: FigureSpec = { name: 'cluster-scale-node-rss-mb', target: 300, kind: 'max', unit: 'MB' };
-export const figures = [COVERAGE, NODE_RSS];
+const LARGE_COVERAGE: FigureSpec = { name: 'cluster-100k-coverage', target: 1, kind: 'min' };
+const LARGE_NODE_RSS: FigureSpec = { name: 'cluster-100k-node-rss-mb', target: 250, kind: 'max', unit: 'MB' };
+const LARGE_REDIS: FigureSpec = { name: 'cluster-100k-redis-mb', target: 1024, kind: 'max', unit: 'MB' };
+export const figures = [COVERAGE, NODE_RSS, LARGE_COVERAGE, LARGE_NODE_RSS, LARGE_REDIS];
 
 const here = join(tmpdir(), `vigil-bench-cluster-scale-${process.pid}`);
 const fleetScript = new URL('../monitoring/fake-fleet.js', import.meta.url).pathname;
@@ -43,10 +53,14 @@ const fleetScript = new URL('../monitoring/fake-fleet.js', import.meta.url).path
 export async function run(): Promise<Figure[]> {
   const redisServer = findBinary('redis-server', 'apt-get install redis-server').path;
   if (!redisServer) throw new Error('redis-server is not installed (apt-get install redis-server)');
+  return [...(ONLY === '100k' ? [] : await runScale(redisServer)), ...(ONLY === '45k' ? [] : await runLarge(redisServer))];
+}
+
+async function runScale(redisServer: string): Promise<Figure[]> {
   const share = Math.round(INSTANCES / NODES);
   console.log(`cluster-scale: ${INSTANCES} instances on ${NODES} nodes + Redis vs one in-memory node with ${share}; ${PORTS} fleet ports; open-files limit ${openFilesLimit()}; ${machine()}`);
-  const single = await measure([PLUGINS], share, 1);
-  const cluster = await measure([PLUGINS.replace(']', ', cluster-redis]')], INSTANCES, NODES, redisServer);
+  const single = await measure([PLUGINS], share, 1, PORTS, STATUS_INTERVAL_MS);
+  const cluster = await measure([PLUGINS.replace(']', ', cluster-redis]')], INSTANCES, NODES, PORTS, STATUS_INTERVAL_MS, redisServer);
   const singleText = `one in-memory node with ${share} instances (the per-node share): coverage ${round(single.coverage)}, VmHWM ${mb(single.hwmMb[0]!)} MB, steady peak ${mb(single.steadyMb[0]!)} MB, CPU ${pct(single.cpuShare[0]!)}`;
   const nodesText = cluster.hwmMb.map((hwm, i) => `n${i + 1} VmHWM ${mb(hwm)} MB, steady ${mb(cluster.steadyMb[i]!)} MB, CPU ${pct(cluster.cpuShare[i]!)}`).join('; ');
   const largest = Math.max(...cluster.hwmMb);
@@ -56,21 +70,44 @@ export async function run(): Promise<Figure[]> {
   ];
 }
 
+/**
+ * Issue 33, a node holds its share: 100,000 instances over five nodes and one Redis. Each node
+ * holds every snapshot but the histories of the instances it checks only (and a recent window):
+ * the largest node's RSS and Redis's `used_memory` are the figures, with coverage as above.
+ */
+async function runLarge(redisServer: string): Promise<Figure[]> {
+  const interval = LARGE_STATUS_INTERVAL_MS;
+  const intervalText = interval === STATUS_INTERVAL_MS ? 'default intervals' : `status-interval ${interval / 1000} s (this machine could not carry the fake fleet at the default rate; see bench/REPORT.md)`;
+  console.log(`cluster-100k: ${LARGE_INSTANCES} instances on ${LARGE_NODES} nodes + Redis, ${intervalText}; ${LARGE_PORTS} fleet ports; load average ${loadAverage()}; ${machine()}`);
+  const lines = [PLUGINS.replace(']', ', cluster-redis]'), ...(interval === STATUS_INTERVAL_MS ? [] : [`monitor: { status-interval: ${interval}ms }`])];
+  const cluster = await measure(lines, LARGE_INSTANCES, LARGE_NODES, LARGE_PORTS, interval, redisServer);
+  const nodesText = cluster.hwmMb.map((hwm, i) => `n${i + 1} VmHWM ${mb(hwm)} MB, steady ${mb(cluster.steadyMb[i]!)} MB, CPU ${pct(cluster.cpuShare[i]!)}`).join('; ');
+  const context = `${intervalText}; load average at the end ${loadAverage()}`;
+  return [
+    { ...LARGE_COVERAGE, value: cluster.coverage, baseline: `${context}; gaps p99 ${cluster.gapP99} ms, max ${cluster.gapMax} ms` },
+    { ...LARGE_NODE_RSS, value: Math.max(...cluster.hwmMb), baseline: `${context}; ${nodesText}` },
+    { ...LARGE_REDIS, value: cluster.redisUsedMb, baseline: `${context}; Redis RSS ${mb(cluster.redisMb)} MB` },
+  ];
+}
+
 interface Measured {
   readonly coverage: number;
   readonly hwmMb: number[];
   readonly steadyMb: number[];
   readonly cpuShare: number[];
   readonly redisMb: number;
+  /** Redis's own `used_memory` (MB). */
+  readonly redisUsedMb: number;
   readonly gapP99: number;
   readonly gapMax: number;
 }
 
 /** `nodes` daemons (with cluster-redis when `redisServer` is given) monitoring `instances`; the steady window's figures. */
-async function measure(lines: readonly string[], instances: number, nodes: number, redisServer?: string): Promise<Measured> {
-  const label = nodes === 1 ? 'single' : 'cluster';
+async function measure(lines: readonly string[], instances: number, nodes: number, ports: number, statusIntervalMs: number, redisServer?: string): Promise<Measured> {
+  const label = nodes === 1 ? 'single' : `cluster-${nodes}`;
+  const coverageWindowMs = statusIntervalMs + 1000;
   const redis = redisServer ? await startRedis(redisServer) : undefined;
-  const fleet = await startChild(fleetScript, [String(instances), String(PORTS)]);
+  const fleet = await startChild(fleetScript, [String(instances), String(ports)]);
   const daemons: ChildProcess[] = [];
   const files: string[] = [];
   try {
@@ -92,7 +129,7 @@ async function measure(lines: readonly string[], instances: number, nodes: numbe
     await waitForFleet(fleet, instances);
     console.log(`  ${label}: registered ${instances} in ${sec(registered - started)} s, all seen with info after ${sec(Date.now() - started)} s; RSS ${daemons.map((d) => mb(memoryOf(d.pid!).rssMb)).join(', ')} MB`);
     // The registration-triggered checks were off phase; from two intervals on it is the steady state.
-    await sleep(2 * STATUS_INTERVAL_MS);
+    await sleep(2 * statusIntervalMs);
 
     await ask<FleetRequest, FleetReply, 'recording'>(fleet, { type: 'record', on: true }, 'recording');
     const from = Date.now();
@@ -104,10 +141,11 @@ async function measure(lines: readonly string[], instances: number, nodes: numbe
     const to = Date.now();
     await ask<FleetRequest, FleetReply, 'recording'>(fleet, { type: 'record', on: false }, 'recording');
     const log: HealthLog = await ask<FleetRequest, FleetReply, 'dump'>(fleet, { type: 'dump' }, 'dump');
-    const coverage = minimumCoverage(log, instances, from, to, COVERAGE_WINDOW_MS, COVERAGE_STEP_MS);
+    const coverage = minimumCoverage(log, instances, from, to, coverageWindowMs, COVERAGE_STEP_MS);
     const gaps = gapPercentiles(log, instances);
     const redisMb = redis ? memoryOf(redis.pid).rssMb : 0;
-    console.log(`  ${label}: coverage ${coverage.share} (minimum over ${coverage.windows} windows of ${COVERAGE_WINDOW_MS / 1000} s: ${Math.round(instances * (1 - coverage.share))} instances unchecked in the worst), ${log.ids.length} checks in ${sec(to - from)} s; gaps p50 ${gaps.p50} ms, p99 ${gaps.p99} ms, max ${gaps.max} ms; fake fleet CPU ${pct(fleetUsage.cpuShare)}${redis ? `, Redis RSS ${mb(redisMb)} MB` : ''}`);
+    const redisUsedMb = redis ? usedMemoryMb(redis.url) : 0;
+    console.log(`  ${label}: coverage ${coverage.share} (minimum over ${coverage.windows} windows of ${coverageWindowMs / 1000} s: ${Math.round(instances * (1 - coverage.share))} instances unchecked in the worst), ${log.ids.length} checks in ${sec(to - from)} s; gaps p50 ${gaps.p50} ms, p99 ${gaps.p99} ms, max ${gaps.max} ms; fake fleet CPU ${pct(fleetUsage.cpuShare)}${redis ? `, Redis RSS ${mb(redisMb)} MB, used_memory ${mb(redisUsedMb)} MB` : ''}; load average ${loadAverage()}`);
     usages.forEach((usage, i) => console.log(`  ${label} n${i + 1}: CPU ${pct(usage.cpuShare)}, steady peak RSS ${mb(usage.peakRssMb)} MB, VmHWM ${mb(usage.hwmMb)} MB`));
     return {
       coverage: coverage.share,
@@ -115,6 +153,7 @@ async function measure(lines: readonly string[], instances: number, nodes: numbe
       steadyMb: usages.map((usage) => usage.peakRssMb),
       cpuShare: usages.map((usage) => usage.cpuShare),
       redisMb,
+      redisUsedMb,
       gapP99: gaps.p99,
       gapMax: gaps.max,
     };
@@ -124,6 +163,16 @@ async function measure(lines: readonly string[], instances: number, nodes: numbe
     await redis?.stop();
     for (const file of files) rmSync(file, { force: true });
   }
+}
+
+/** Redis's `used_memory` in MB, asked with `redis-cli` (installed with redis-server). */
+function usedMemoryMb(url: string): number {
+  const info = execFileSync('redis-cli', ['-u', url, 'INFO', 'memory'], { encoding: 'utf8' });
+  return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? Number.NaN) / 1e6;
+}
+
+function loadAverage(): string {
+  return loadavg().map((value) => value.toFixed(2)).join(' ');
 }
 
 /** The soft limit on open files this run inherits (`ulimit -n`), for the record. */

@@ -202,7 +202,18 @@ export class InstanceRegistry implements LogReceiver {
   /** Every event with `after < seq <= upTo`, oldest first, in batches: from memory, or read from the log. */
   async *readEvents(after: number, upTo: number = this.#lastSeq): AsyncIterable<readonly InstanceEvent[]> {
     if (this.#remote && after < this.completeAfter) {
-      yield* this.#remote.read(after, upTo);
+      const batches = this.#remote.read(after, upTo)[Symbol.asyncIterator]();
+      let first: IteratorResult<readonly InstanceEvent[]>;
+      try {
+        first = await batches.next();
+      } catch (error) {
+        // The log is unreachable (an outage): reads go on from what this node holds, as they did
+        // when it held everything; only instances it holds no history of are incomplete.
+        this.options.log.debug(`events read from memory, the log is unreachable: ${messageOf(error)}`);
+        yield this.#heldInMemory(after, upTo);
+        return;
+      }
+      for (let batch = first; !batch.done; batch = await batches.next()) yield batch.value;
       return;
     }
     const events = this.eventsSince(after);
@@ -210,10 +221,24 @@ export class InstanceRegistry implements LogReceiver {
     yield end === events.length ? events : events.slice(0, end);
   }
 
-  /** The history of one instance as this node applied it: held, or read from the log. */
+  /** The history of one instance as this node applied it: held, or read from the log (its newest events while the log is unreachable). */
   async readEventsOf(id: string): Promise<readonly InstanceEvent[]> {
     if (!this.#remote || this.#holds(id)) return this.eventsOf(id);
-    return this.#remote.readInstance(id, this.#lastSeq);
+    return this.#remote.readInstance(id, this.#lastSeq).catch(() => this.eventsOf(id));
+  }
+
+  /** The held histories and the recent window merged, `after < seq <= upTo`, in seq order. */
+  #heldInMemory(after: number, upTo: number): InstanceEvent[] {
+    const held = this.#held.since(after);
+    const recent = this.#recent?.since(after).filter((event) => !this.#holds(event.instance)) ?? [];
+    const merged: InstanceEvent[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < held.length || j < recent.length) {
+      const next = j >= recent.length || (i < held.length && held[i]!.seq < recent[j]!.seq) ? held[i++]! : recent[j++]!;
+      if (next.seq <= upTo) merged.push(next);
+    }
+    return merged;
   }
 
   get lastSeq(): number {
