@@ -13,6 +13,7 @@ import { instanceIdOf } from './instance-id.js';
 import { Fifo } from '../fifo.js';
 import { applyEvent, emptyInstance, retiredInstance, retiredStateOf, withEndpoints } from './instance.js';
 import { RecentEvents } from './recent-events.js';
+import { compactInstance } from './compact-instance.js';
 import { RetirementQueue } from './retirement-queue.js';
 import { retiredDetails } from './sealed-history.js';
 import type { Application, Endpoint, Instance, InstanceEvent, Registration } from './types.js';
@@ -263,7 +264,7 @@ export class InstanceRegistry implements LogReceiver {
     this.#toSeal.clear();
     const leaving: { instance: Instance; since: number }[] = [];
     for (const loaded of snapshots) {
-      const instance = loaded.endpoints.length === 0 ? loaded : withEndpoints(loaded, heldEndpoints(loaded.endpoints, loaded.registration));
+      const instance = loaded.endpoints.length === 0 ? loaded : this.#holds(loaded.id) ? withEndpoints(loaded, heldEndpoints(loaded.endpoints, loaded.registration)) : compactInstance(loaded);
       this.#snapshots.set(instance.id, instance);
       const since = this.#deregisteredAt(instance);
       if (since !== undefined) leaving.push({ instance, since });
@@ -297,9 +298,11 @@ export class InstanceRegistry implements LogReceiver {
     if (event.version <= previous.version) this.options.log.debug(`event ${event.seq} of ${event.instance} (version ${event.version}) is older than what is held (${previous.version}): not applied`);
     if (event.version > previous.version) {
       event = withHeldEndpoints(event, previous.registration);
-      const instance = applyEvent(previous, event);
+      const holds = this.#holds(event.instance);
+      // No held event shares the endpoints of an instance whose history this node does not hold.
+      const instance = holds ? applyEvent(previous, event) : compactInstance(applyEvent(previous, event));
       this.#snapshots.set(event.instance, instance);
-      if (this.#holds(event.instance)) this.#held.add(event);
+      if (holds) this.#held.add(event);
       this.#recent?.add(event);
       if (event.type === 'DEREGISTERED' || event.type === 'REGISTERED') this.#scheduleRetention(instance, this.#deregisteredAt(instance));
       this.bus.emit('instance.changed', { event, instance, previous });

@@ -1,0 +1,118 @@
+import { isEmptyObject } from './empty-object.js';
+import { endpointsUnder } from './held-endpoints.js';
+import { statusInfo } from './status.js';
+import type { Endpoint, Instance, Registration, StatusInfo } from './types.js';
+
+/** Endpoint id lists are the same for the instances of one application: one frozen array each, up to this many. */
+const MAX_SHARED_LISTS = 256;
+const sharedLists = new Map<string, readonly string[]>();
+
+function sharedList(ids: readonly string[]): readonly string[] {
+  const key = ids.join('\n');
+  const known = sharedLists.get(key);
+  if (known) return known;
+  const list = Object.freeze([...ids]);
+  if (sharedLists.size < MAX_SHARED_LISTS) sharedLists.set(key, list);
+  return list;
+}
+
+/**
+ * Info bodies and tag maps read from a shared log are each their own parse, though a fleet's are
+ * mostly the same few: one frozen value per distinct text, up to this many of each.
+ */
+const MAX_SHARED_VALUES = 256;
+const sharedInfos = new Map<string, Readonly<Record<string, unknown>>>();
+const sharedTagMaps = new Map<string, Readonly<Record<string, string>>>();
+/** Values looked up already (shared, or kept as they are): not serialised again on the instance's next event. */
+const looked = new WeakSet<object>();
+
+function sharedValue<T extends Readonly<Record<string, unknown>>>(table: Map<string, T>, value: T): T {
+  if (looked.has(value) || isEmptyObject(value)) return value;
+  const key = JSON.stringify(value);
+  const known = table.get(key);
+  if (known) return known;
+  if (table.size < MAX_SHARED_VALUES) table.set(key, value);
+  looked.add(value);
+  return value;
+}
+
+/** The shared value of a known status without details (`statusInfo`), or the same one. */
+function sharedStatus(value: StatusInfo): StatusInfo {
+  if (!isEmptyObject(value.details)) return value;
+  const bare = statusInfo(value.status);
+  return bare.status === value.status ? bare : value;
+}
+
+/**
+ * The snapshot of an instance whose history a node does not hold (a cluster node holds every
+ * instance, but the histories only of those it checks). Its endpoints, when every one is at
+ * `<managementUrl>/<id>`, are held as the list of their ids, one list shared by every instance
+ * listing the same ids, and built when read. Such a snapshot is the only holder of its endpoints
+ * (no held event shares them), and they were the largest part of it. Its status, info and tags
+ * are shared with the instances that read the same (each was parsed on its own from the log);
+ * `toJSON` gives the plain form, as the snapshot it stands for.
+ */
+class CompactInstance implements Instance {
+  readonly id: string;
+  readonly version: number;
+  readonly registration: Registration;
+  readonly registered: boolean;
+  readonly statusInfo: StatusInfo;
+  readonly statusTimestamp: string;
+  readonly info: Readonly<Record<string, unknown>>;
+  /** The ids of endpoints all at `<managementUrl>/<id>` (a shared list), or the endpoints themselves. */
+  readonly #endpoints: readonly string[] | readonly Endpoint[];
+  readonly buildVersion: string | null;
+  readonly tags: Readonly<Record<string, string>>;
+
+  constructor(instance: Instance, registration: Registration, endpoints: readonly string[] | readonly Endpoint[]) {
+    this.id = instance.id;
+    this.version = instance.version;
+    this.registration = registration;
+    this.registered = instance.registered;
+    this.statusInfo = sharedStatus(instance.statusInfo);
+    this.statusTimestamp = instance.statusTimestamp;
+    this.info = sharedValue(sharedInfos, instance.info);
+    this.#endpoints = endpoints;
+    this.buildVersion = instance.buildVersion;
+    this.tags = sharedValue(sharedTagMaps, instance.tags);
+  }
+
+  get endpoints(): readonly Endpoint[] {
+    const held = this.#endpoints;
+    return held.length > 0 && typeof held[0] === 'string' ? endpointsUnder(this.registration.managementUrl!, held as readonly string[]) : held as readonly Endpoint[];
+  }
+
+  toJSON(): Instance {
+    return {
+      id: this.id,
+      version: this.version,
+      registration: this.registration,
+      registered: this.registered,
+      statusInfo: this.statusInfo,
+      statusTimestamp: this.statusTimestamp,
+      info: this.info,
+      endpoints: this.endpoints,
+      buildVersion: this.buildVersion,
+      tags: this.tags,
+    };
+  }
+}
+
+/** `instance` held compactly (see CompactInstance); reading it gives the same values. */
+export function compactInstance(instance: Instance): Instance {
+  const { registration } = instance;
+  if (!registration || instance instanceof CompactInstance) return instance;
+  return new CompactInstance(instance, registration, endpointIds(instance.endpoints, registration.managementUrl) ?? instance.endpoints);
+}
+
+/** The endpoints' ids, shared, when every one is at `<base>/<id>`; otherwise undefined. */
+function endpointIds(endpoints: readonly Endpoint[], base: string | null): readonly string[] | undefined {
+  if (!base || endpoints.length === 0) return undefined;
+  const ids: string[] = [];
+  for (const { id, url } of endpoints) {
+    if (url.length !== base.length + 1 + id.length || !url.startsWith(base) || url.charCodeAt(base.length) !== 0x2f || !url.endsWith(id)) return undefined;
+    ids.push(id);
+  }
+  return sharedList(ids);
+}
