@@ -23,6 +23,10 @@ function sharedList(ids: readonly string[]): readonly string[] {
 const MAX_SHARED_VALUES = 256;
 const sharedInfos = new Map<string, Readonly<Record<string, unknown>>>();
 const sharedTagMaps = new Map<string, Readonly<Record<string, string>>>();
+const sharedMetadata = new Map<string, Readonly<Record<string, string>>>();
+/** Application names and registration sources: a few strings, each parsed once per instance. */
+const MAX_SHARED_NAMES = 4096;
+const sharedNames = new Map<string, string>();
 /** Values looked up already (shared, or kept as they are): not serialised again on the instance's next event. */
 const looked = new WeakSet<object>();
 
@@ -34,6 +38,28 @@ function sharedValue<T extends Readonly<Record<string, unknown>>>(table: Map<str
   if (table.size < MAX_SHARED_VALUES) table.set(key, value);
   looked.add(value);
   return value;
+}
+
+function sharedName(name: string): string {
+  const known = sharedNames.get(name);
+  if (known !== undefined) return known;
+  if (sharedNames.size < MAX_SHARED_NAMES) sharedNames.set(name, name);
+  return name;
+}
+
+/** The registration with its name, source and metadata shared with the instances that have the same; its URLs are its own. */
+function sharedRegistration(registration: Registration): Registration {
+  if (looked.has(registration)) return registration;
+  const shared: Registration = {
+    name: sharedName(registration.name),
+    managementUrl: registration.managementUrl,
+    healthUrl: registration.healthUrl,
+    serviceUrl: registration.serviceUrl,
+    source: registration.source === null ? null : sharedName(registration.source),
+    metadata: sharedValue(sharedMetadata, registration.metadata),
+  };
+  looked.add(shared);
+  return shared;
 }
 
 /** The shared value of a known status without details (`statusInfo`), or the same one. */
@@ -48,8 +74,9 @@ function sharedStatus(value: StatusInfo): StatusInfo {
  * instance, but the histories only of those it checks). Its endpoints, when every one is at
  * `<managementUrl>/<id>`, are held as the list of their ids, one list shared by every instance
  * listing the same ids, and built when read. Such a snapshot is the only holder of its endpoints
- * (no held event shares them), and they were the largest part of it. Its status, info and tags
- * are shared with the instances that read the same (each was parsed on its own from the log);
+ * (no held event shares them), and they were the largest part of it. Its status, info, tags and
+ * the name, source and metadata of its registration are shared with the instances that read the
+ * same (each was parsed on its own from the log);
  * `toJSON` gives the plain form, as the snapshot it stands for.
  */
 class CompactInstance implements Instance {
@@ -68,7 +95,7 @@ class CompactInstance implements Instance {
   constructor(instance: Instance, registration: Registration, endpoints: readonly string[] | readonly Endpoint[]) {
     this.id = instance.id;
     this.version = instance.version;
-    this.registration = registration;
+    this.registration = sharedRegistration(registration);
     this.registered = instance.registered;
     this.statusInfo = sharedStatus(instance.statusInfo);
     this.statusTimestamp = instance.statusTimestamp;
