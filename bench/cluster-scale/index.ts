@@ -131,8 +131,11 @@ async function measure(lines: readonly string[], instances: number, nodes: numbe
     const started = Date.now();
     const retries = await registerFleet(urls, ports, instances);
     const registered = Date.now();
+    const rss = () => daemons.map((d) => mb(memoryOf(d.pid!).rssMb)).join(', ');
+    // Said before the wait for every info call, so a run that times out there still tells it.
+    console.log(`  ${label}: registered ${instances} in ${sec(registered - started)} s (${retries} retried after a 503); RSS ${rss()} MB; load average ${loadAverage()}`);
     await waitForFleet(fleet, instances);
-    console.log(`  ${label}: registered ${instances} in ${sec(registered - started)} s (${retries} retried after a 503), all seen with info after ${sec(Date.now() - started)} s; RSS ${daemons.map((d) => mb(memoryOf(d.pid!).rssMb)).join(', ')} MB`);
+    console.log(`  ${label}: all seen with info after ${sec(Date.now() - started)} s; RSS ${rss()} MB`);
     // The registration-triggered checks were off phase; from two intervals on it is the steady state.
     await sleep(2 * statusIntervalMs);
 
