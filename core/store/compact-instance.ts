@@ -17,10 +17,12 @@ function sharedList(ids: readonly string[]): readonly string[] {
 }
 
 /**
- * Info bodies and tag maps read from a shared log are each their own parse, though a fleet's are
- * mostly the same few: one frozen value per distinct text, up to this many of each.
+ * Info bodies, tag maps and metadata read from a shared log are each their own parse, though a
+ * fleet's are mostly the same few: one value per distinct text, up to this many of each, each at
+ * most MAX_SHARED_CHARS long (what the tables keep after the instances have gone stays small).
  */
 const MAX_SHARED_VALUES = 256;
+const MAX_SHARED_CHARS = 4096;
 const sharedInfos = new Map<string, Readonly<Record<string, unknown>>>();
 const sharedTagMaps = new Map<string, Readonly<Record<string, string>>>();
 const sharedMetadata = new Map<string, Readonly<Record<string, string>>>();
@@ -35,7 +37,7 @@ function sharedValue<T extends Readonly<Record<string, unknown>>>(table: Map<str
   const key = JSON.stringify(value);
   const known = table.get(key);
   if (known) return known;
-  if (table.size < MAX_SHARED_VALUES) table.set(key, value);
+  if (table.size < MAX_SHARED_VALUES && key.length <= MAX_SHARED_CHARS) table.set(key, value);
   looked.add(value);
   return value;
 }
@@ -76,8 +78,8 @@ function sharedStatus(value: StatusInfo): StatusInfo {
  * listing the same ids, and built when read. Such a snapshot is the only holder of its endpoints
  * (no held event shares them), and they were the largest part of it. Its status, info, tags and
  * the name, source and metadata of its registration are shared with the instances that read the
- * same (each was parsed on its own from the log);
- * `toJSON` gives the plain form, as the snapshot it stands for.
+ * same (each was parsed on its own from the log). `toJSON` gives the plain form, as the snapshot
+ * it stands for.
  */
 class CompactInstance implements Instance {
   readonly id: string;

@@ -264,7 +264,8 @@ export class InstanceRegistry implements LogReceiver {
     this.#toSeal.clear();
     const leaving: { instance: Instance; since: number }[] = [];
     for (const loaded of snapshots) {
-      const instance = loaded.endpoints.length === 0 ? loaded : this.#holds(loaded.id) ? withEndpoints(loaded, heldEndpoints(loaded.endpoints, loaded.registration)) : compactInstance(loaded);
+      const instance = !this.#holds(loaded.id) ? compactInstance(loaded)
+        : loaded.endpoints.length === 0 ? loaded : withEndpoints(loaded, heldEndpoints(loaded.endpoints, loaded.registration));
       this.#snapshots.set(instance.id, instance);
       const since = this.#deregisteredAt(instance);
       if (since !== undefined) leaving.push({ instance, since });
