@@ -26,6 +26,7 @@ import type { ConfigSchema } from '../config/validate.js';
 import type { Fence } from './contract/event-log.js';
 import type { Outbound } from './contract/instance-calls.js';
 import type { ServiceToken } from './contract/tokens.js';
+import type { Principal } from './contract/principal.js';
 
 export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
 export type { Command, StatusChangeDetection } from './store/commands.js';
@@ -73,6 +74,7 @@ export {
   type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
 } from './contract/api-description.js';
 export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
+export type { Principal } from './contract/principal.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
 export { addressKey } from './http/address-key.js';
 export { parseCidr } from './outbound/cidr.js';
@@ -314,6 +316,8 @@ export interface VigilRequest extends IncomingMessage {
   originalUrl: string;
   /** Principal set by an auth hook, for logs. */
   user?: string;
+  /** Who is calling, once an authentication hook verified it (`user` then holds its name, for logs). */
+  principal?: Principal;
   /**
    * The pattern of the route serving the request, as its plugin registered it (`/instances/:id`),
    * set when the route's handler is called. Bounded, unlike the path: what metrics label by.

@@ -20,6 +20,8 @@ export interface Principal {
   /** For `req.user` and logs: the username, or `token:<name>` for a bearer token. */
   readonly label: string;
   readonly role: Role;
+  /** The token's name, for a bearer token. */
+  readonly token?: string;
 }
 
 interface StoredToken {
@@ -213,7 +215,7 @@ export class Authenticator {
         : await verifyPassword(token, stored.hash);
       if (matches) found ??= stored;
     }
-    return found && { label: `token:${found.name}`, role: found.role };
+    return found && { label: `token:${found.name}`, role: found.role, token: found.name };
   }
 }
 

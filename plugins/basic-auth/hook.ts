@@ -49,6 +49,10 @@ export function authHook(state: () => AuthState, http: Pick<HttpRoutes, 'sendErr
     const { authenticator, realm, anonymousProbes, trustedProxies } = state();
     const method = req.method ?? 'GET';
     if (anonymousProbes && isAnonymousProbe(method, req.path, options.contextPath)) return undefined;
+    // Another authentication plugin already vouched for the caller (an `oidc` session, or its
+    // public sign-in pages): browsers sign in there, scripts and SBA clients here. What that
+    // principal may do is not this plugin's to decide; its own roles below apply to its own callers.
+    if (req.principal) return undefined;
     const credentials = parseAuthorization(req.headers.authorization);
     if (credentials.kind === 'none') return refuse(req, res, realm, 'authentication required', false);
     if (credentials.kind === 'malformed') return refuse(req, res, realm, 'malformed Authorization header', credentials.bearer);
@@ -58,6 +62,9 @@ export function authHook(state: () => AuthState, http: Pick<HttpRoutes, 'sendErr
     if (outcome.kind === 'refused') return refuse(req, res, realm, 'bad credentials', credentials.kind === 'bearer');
     const { principal } = outcome;
     req.user = principal.label;
+    req.principal = principal.token === undefined
+      ? { name: principal.label, kind: 'user', via: 'basic', groups: [] }
+      : { name: principal.token, kind: 'token', via: 'token', groups: [] };
     if (isPermitted(principal.role, method, req.path, options.contextPath)) return undefined;
     options.log.debug(`403 for ${req.method} ${req.path}: role ${principal.role} of ${principal.label}`);
     return http.sendError(req, res, 403, refusalOf(principal.role, options.contextPath));
