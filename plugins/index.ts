@@ -19,6 +19,7 @@ export const builtinPlugins: BuiltinPlugins = {
   'detect-metadata': { section: null, load: () => load(import('./detect-metadata/index.js')) },
   cors: { section: 'cors', load: () => load(import('./cors/index.js')) },
   'basic-auth': { section: 'basic-auth', load: () => load(import('./basic-auth/index.js')) },
+  oidc: { section: 'oidc', load: () => load(import('./oidc/index.js')) },
   ui: { section: null, load: () => load(import('./ui/index.js')) },
   'cluster-redis': { section: 'cluster-redis', load: () => load(import('./cluster-redis/index.js')) },
   probes: { section: null, load: () => load(import('./probes/index.js')) },
