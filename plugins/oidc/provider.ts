@@ -160,10 +160,17 @@ export function isUnreachable(error: unknown): boolean {
   return error instanceof TypeError && /fetch failed/i.test(error.message);
 }
 
-/** A failure's message for a log line: the provider's error code when it sent one, never a token. */
+/**
+ * A failure's message for a log line: the provider's error code (with its description when it
+ * came from the provider itself, over the back channel), never a token. What came back through
+ * the browser (the callback's `error`) is anyone's to forge: only a well-formed code is named.
+ */
 export function describe(error: unknown): string {
-  if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) {
-    return `${error.error}${error.error_description ? ` (${error.error_description.slice(0, 200)})` : ''}`;
+  if (error instanceof client.AuthorizationResponseError) {
+    return /^[\w.-]{1,64}$/.test(error.error) ? error.error : 'an error code that is not one';
+  }
+  if (error instanceof client.ResponseBodyError) {
+    return `${error.error.slice(0, 64)}${error.error_description ? ` (${error.error_description.slice(0, 200)})` : ''}`;
   }
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';

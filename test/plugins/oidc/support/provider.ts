@@ -11,8 +11,8 @@ export const RESOURCE = 'urn:vigil:api';
 export const ACCESS_TOKEN_AUDIENCE = 'vigil';
 
 export interface TestProviderOptions {
-  /** Groups of each login (anyone may sign in; unlisted logins have none). */
-  readonly groups?: Readonly<Record<string, readonly string[]>>;
+  /** Groups of each login (anyone may sign in; unlisted logins have none). Read at each token, so a test may change them. */
+  readonly groups?: Record<string, readonly string[]>;
   /** Put claims asked for by scope (groups among them) into the ID token too, not only userinfo. */
   readonly claimsInIdToken?: boolean;
   /** A confidential client with this secret; a public client (PKCE only) without. */
@@ -32,6 +32,10 @@ export interface TestProvider {
   readonly provider: Provider;
   /** Token endpoint grants served so far, by grant type. */
   readonly grants: Record<string, number>;
+  /** `METHOD /path` of every request the provider got, in order. */
+  readonly requests: string[];
+  /** How many requests went to `path` (e.g. `/me`, the userinfo endpoint). */
+  requestsTo(path: string): number;
   /** Ends every grant of `login` (as disabling the person would): its refresh tokens stop working. */
   revoke(login: string): Promise<void>;
   close(): Promise<void>;
@@ -110,11 +114,15 @@ export async function startProvider(options: TestProviderOptions = {}): Promise<
     const type = String((ctx.oidc.params as { grant_type?: unknown } | undefined)?.grant_type ?? 'unknown');
     grants[type] = (grants[type] ?? 0) + 1;
   });
+  const requests: string[] = [];
+  server.on('request', (req) => requests.push(`${req.method} ${(req.url ?? '/').split('?')[0]}`));
   server.on('request', provider.callback());
   return {
     issuer,
     provider,
     grants,
+    requests,
+    requestsTo: (path) => requests.filter((request) => request.endsWith(` ${path}`)).length,
     async revoke(login) {
       for (const id of grantIds.get(login) ?? []) await provider.Grant.adapter.destroy(id);
       grantIds.delete(login);
