@@ -65,7 +65,7 @@ export function refuseHook(rt: () => OidcRuntime, othersAuthenticate: boolean): 
     if (req.principal !== undefined || othersAuthenticate) return;
     const runtime = rt();
     const bearer = runtime.config['accept-access-tokens'];
-    const sentBearer = /^bearer\s/i.test(req.headers.authorization ?? '');
+    const sentBearer = bearer && /^bearer\s/i.test(req.headers.authorization ?? '');
     const headers: Record<string, string> = bearer ? { 'www-authenticate': `Bearer realm="Vigil"${sentBearer ? ', error="invalid_token"' : ''}` } : {};
     runtime.http.sendError(req, res, 401, sentBearer ? 'invalid bearer token' : `authentication required; sign in at ${runtime.contextPath}${LOGIN_PATH}`, headers);
   };

@@ -135,7 +135,7 @@ export class IdentityProvider {
     // One key set per provider: an unknown `kid` refetches it at most once per cooldown (30 s).
     this.#jwks ??= createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: TIMEOUT_SECONDS * 1000 });
     try {
-      const { payload } = await jwtVerify(token, this.#jwks, {
+      const { payload, protectedHeader } = await jwtVerify(token, this.#jwks, {
         issuer: metadata.issuer,
         audience: this.config.audience || this.config['client-id'],
         algorithms: ACCESS_TOKEN_ALGORITHMS,
@@ -143,12 +143,28 @@ export class IdentityProvider {
         requiredClaims: ['sub', 'exp'],
         currentDate: new Date(this.now()),
       });
+      if (isIdToken(payload, protectedHeader.typ)) {
+        this.log.debug('bearer token refused: it is an ID token, not an access token');
+        return undefined;
+      }
       return payload;
     } catch (error) {
       this.log.debug(`bearer token refused: ${describe(error)}`);
       return undefined;
     }
   }
+}
+
+/**
+ * Whether a token is an ID token: signed by the same keys for the same audience (the client id),
+ * it would pass every other check, but it is proof of a sign-in meant for Vigil's eyes only,
+ * travels in sign-out URLs, and grants nothing. Access tokens are typed `at+jwt` (RFC 9068) or
+ * `JWT` (Keycloak, Entra ID); an ID token carries the sign-in's `nonce`, or Keycloak's `typ: ID`.
+ */
+function isIdToken(payload: JWTPayload, typ: string | undefined): boolean {
+  const type = typ?.toLowerCase().replace(/^application\//, '');
+  if (type !== undefined && type !== 'jwt' && type !== 'at+jwt') return true;
+  return payload.nonce !== undefined || payload.typ === 'ID';
 }
 
 /** Whether a failure is the provider being away (network, timeout), rather than an answer it gave. */

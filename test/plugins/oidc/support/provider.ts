@@ -8,7 +8,7 @@ export const CLIENT_ID = 'vigil';
 export const SCRIPT_CLIENT_ID = 'vigil-cli';
 /** The resource (API) a script asks JWT access tokens for; their `aud` is `ACCESS_TOKEN_AUDIENCE`. */
 export const RESOURCE = 'urn:vigil:api';
-export const ACCESS_TOKEN_AUDIENCE = 'vigil';
+export const ACCESS_TOKEN_AUDIENCE = 'vigil-api';
 
 export interface TestProviderOptions {
   /** Groups of each login (anyone may sign in; unlisted logins have none). Read at each token, so a test may change them. */
