@@ -25,6 +25,8 @@ export interface TestProviderOptions {
   readonly refreshTokens?: boolean;
   /** The paths (below any loopback origin) Vigil's callback and signed-out page are at. */
   readonly contextPath?: string;
+  /** A public base URL (`oidc.base-url`) whose callback and signed-out page are registered too. */
+  readonly publicBase?: string;
 }
 
 export interface TestProvider {
@@ -60,8 +62,8 @@ export async function startProvider(options: TestProviderOptions = {}): Promise<
         client_id: CLIENT_ID,
         ...(options.clientSecret === undefined ? { token_endpoint_auth_method: 'none' } : { client_secret: options.clientSecret, token_endpoint_auth_method: 'client_secret_basic' }),
         application_type: 'native',
-        redirect_uris: [`http://127.0.0.1${cp}/login/oidc/callback`],
-        post_logout_redirect_uris: [`http://127.0.0.1${cp}/login/signed-out`],
+        redirect_uris: [`http://127.0.0.1${cp}/login/oidc/callback`, ...(options.publicBase ? [`${options.publicBase}/login/oidc/callback`] : [])],
+        post_logout_redirect_uris: [`http://127.0.0.1${cp}/login/signed-out`, ...(options.publicBase ? [`${options.publicBase}/login/signed-out`] : [])],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
       },
