@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Hook, Principal, VigilRequest } from '../../core/plugin-api.js';
 import { SESSION_COOKIE, appendCookie, clearCookie, cookieOf } from './cookies.js';
 import { belowContextPath, publicBase, returnPath } from './public-url.js';
-import { CALLBACK_PATH, LOGIN_PATH, LOGOUT_PATH, SIGNED_OUT_PATH, redirect, wantsHtml, type OidcRuntime } from './runtime.js';
+import { CALLBACK_PATH, LOGIN_PATH, LOGOUT_PATH, SIGNED_OUT_PATH, redirect, wantsHtml, wantsStream, type OidcRuntime } from './runtime.js';
 import { isSecretId } from './sealed.js';
 
 /** Who is on the sign-in pages: nobody yet. */
@@ -16,9 +16,10 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  * It runs before every `auth` hook, whatever the order of `plugins:`, so `basic-auth` (loaded
  * beside it for scripts and Spring Boot Admin clients) finds the principal already set and lets
  * the request through; requests this hook cannot vouch for are left alone for it to judge. Only
- * two kinds are answered here: a browser navigation without a session or credentials goes to
- * `/login` (and comes back after), and a browser whose session ended gets 401 without a Basic
- * challenge (which would open the browser's password dialog over the dashboard).
+ * browsers are answered here: a navigation without a session or credentials goes to `/login`
+ * (and comes back after), and the dashboard's own requests without a session (it ended, or was
+ * signed out in another tab) get 401 without a Basic challenge, which would open the browser's
+ * password dialog over the page; the dashboard then goes to `/login` itself.
  */
 export function identifyHook(rt: () => OidcRuntime): Hook {
   return async (req: VigilRequest, res: ServerResponse) => {
@@ -30,6 +31,7 @@ export function identifyHook(rt: () => OidcRuntime): Hook {
         const { name, groups } = session.record;
         req.principal = { name, kind: 'user', via: 'oidc', groups };
         req.user = name;
+        if (wantsStream(req)) runtime.streams.watch(cookie, res);
         return;
       }
     }
@@ -52,6 +54,8 @@ export function identifyHook(rt: () => OidcRuntime): Hook {
     if (cookie !== undefined) {
       appendCookie(res, clearCookie(SESSION_COOKIE, runtime.cookie));
       runtime.http.sendError(req, res, 401, `session expired or signed out; sign in again at ${runtime.contextPath}${LOGIN_PATH}`);
+    } else if (isOwnPageRequest(req)) {
+      runtime.http.sendError(req, res, 401, `authentication required; sign in at ${runtime.contextPath}${LOGIN_PATH}`);
     }
   };
 }
@@ -94,6 +98,16 @@ function isSignInPath(contextPath: string, req: VigilRequest): boolean {
   if (req.method === 'POST') return path === `${contextPath}${LOGOUT_PATH}`;
   if (req.method !== 'GET') return false;
   return path === `${contextPath}${LOGIN_PATH}` || path === `${contextPath}${CALLBACK_PATH}` || path === `${contextPath}${SIGNED_OUT_PATH}`;
+}
+
+/**
+ * A request a page of Vigil's own origin made (the dashboard's fetches and streams; browsers mark
+ * every request with `Sec-Fetch-Site`, scripts send none). Without a session it is answered here,
+ * without basic-auth's challenge, which would open the browser's password dialog over the page.
+ * Preflights are left to `cors`.
+ */
+function isOwnPageRequest(req: VigilRequest): boolean {
+  return req.method !== 'OPTIONS' && req.headers['sec-fetch-site'] === 'same-origin';
 }
 
 /** A browser opening a page (not a script, not the dashboard's own fetches, which ask for JSON or a stream). */

@@ -8,12 +8,15 @@ import { cookiePathOf } from './public-url.js';
 import { CALLBACK_PATH, LOGIN_PATH, LOGOUT_PATH, SIGNED_OUT_PATH, type OidcRuntime } from './runtime.js';
 import { SessionKeeper } from './session-keeper.js';
 import { SessionStore } from './session-store.js';
+import { SessionStreams } from './session-streams.js';
 import { callback, login } from './sign-in.js';
 import { logout, signedOut } from './sign-out.js';
 
 export interface OidcPluginOptions {
   /** The clock of sessions and access tokens (tests simulate hours with it). */
   readonly now?: () => number;
+  /** How often the sessions of open event streams are checked (default 30 s). */
+  readonly streamCheckMs?: number;
 }
 
 /** Plugins that authenticate requests this one leaves alone (HTTP Basic and their own tokens). */
@@ -23,6 +26,7 @@ const SWEEP_EVERY_MS = 10 * 60_000;
 
 interface Running {
   readonly runtime: OidcRuntime;
+  readonly streams: SessionStreams;
   sweep?: NodeJS.Timeout;
 }
 
@@ -47,15 +51,17 @@ export function createOidcPlugin(options: OidcPluginOptions = {}): VigilPlugin<O
         () => ({ ttlMs: config.session.ttl, idleMs: config.session['idle-timeout'] }), now);
       const provider = new IdentityProvider(config, ctx.log, now);
       const claims = new ClaimReader(config, ctx.log);
+      const streams = new SessionStreams(store, ctx.log, options.streamCheckMs ?? 30_000);
       const cookiePath = cookiePathOf(config['base-url'], contextPath);
       const secure = config['base-url'].startsWith('https:');
       const runtime: OidcRuntime = {
         config, contextPath, provider, claims, now, log: ctx.log, http: ctx.http,
-        sessions: new SessionKeeper(store, provider, claims, ctx.log, now),
+        sessions: new SessionKeeper(store, provider, claims, streams, ctx.log, now),
+        streams,
         cookie: { path: cookiePath, secure },
         attemptCookie: { path: `${cookiePath === '/' ? '' : cookiePath}${LOGIN_PATH}`, secure },
       };
-      running.set(ctx, { runtime });
+      running.set(ctx, { runtime, streams });
       warnAboutBaseUrl(ctx);
 
       const others = OTHER_AUTHENTICATORS.some((name) => ctx.settings.pluginIndex(name) >= 0);
@@ -80,10 +86,12 @@ export function createOidcPlugin(options: OidcPluginOptions = {}): VigilPlugin<O
         state.runtime.sessions.sweep().catch((error: unknown) => ctx.log.debug(`session sweep failed: ${describe(error)}`));
       }, SWEEP_EVERY_MS);
       state.sweep.unref();
+      state.streams.start();
     },
     stop(ctx) {
       const state = running.get(ctx);
       if (state?.sweep) clearInterval(state.sweep);
+      state?.streams.stop();
     },
   });
 }

@@ -6,6 +6,7 @@ import type { ClaimReader } from './identity.js';
 import { sendPage } from './pages.js';
 import type { IdentityProvider } from './provider.js';
 import type { SessionKeeper } from './session-keeper.js';
+import type { SessionStreams } from './session-streams.js';
 
 /** The paths the plugin serves, below the context path. */
 export const LOGIN_PATH = '/login';
@@ -20,6 +21,8 @@ export interface OidcRuntime {
   readonly provider: IdentityProvider;
   readonly claims: ClaimReader;
   readonly sessions: SessionKeeper;
+  /** Event streams opened with a session, ended with it. */
+  readonly streams: SessionStreams;
   /** Where and how the session cookie is set. */
   readonly cookie: CookieScope;
   /** Where and how the sign-in attempt cookie is set (only the callback needs it). */
@@ -34,12 +37,21 @@ export function wantsHtml(req: VigilRequest): boolean {
   return acceptsHtml(req.headers.accept);
 }
 
+/** Whether the client asked for an event stream (what the stream routes serve it). */
+export function wantsStream(req: VigilRequest): boolean {
+  return acceptsExplicitly(req.headers.accept, 'text/event-stream');
+}
+
 /** Whether an `Accept` header names `text/html` explicitly, with a q above 0. */
 export function acceptsHtml(accept: string | undefined): boolean {
+  return acceptsExplicitly(accept, 'text/html');
+}
+
+function acceptsExplicitly(accept: string | undefined, media: string): boolean {
   if (accept === undefined) return false;
   return accept.split(',').some((range) => {
     const [type, ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
-    if (type !== 'text/html') return false;
+    if (type !== media) return false;
     const q = parameters.find((parameter) => parameter.startsWith('q='));
     return q === undefined || Number(q.slice(2)) > 0;
   });

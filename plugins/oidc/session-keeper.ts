@@ -4,6 +4,7 @@ import type { ClaimReader, Identity } from './identity.js';
 import { describe, type IdentityProvider, type Tokens } from './provider.js';
 import { storageKeyOf } from './sealed.js';
 import type { Session, SessionRecord, SessionStore } from './session-store.js';
+import type { SessionStreams } from './session-streams.js';
 
 /** Renew this long before the provider's tokens expire. */
 const RENEW_BEFORE_MS = 60_000;
@@ -28,6 +29,7 @@ export class SessionKeeper {
     private readonly store: SessionStore,
     private readonly provider: IdentityProvider,
     private readonly claims: ClaimReader,
+    private readonly streams: SessionStreams,
     private readonly log: Logger,
     private readonly now: () => number,
   ) {}
@@ -46,15 +48,21 @@ export class SessionKeeper {
     return renewal;
   }
 
+  /** The live session with this id as it is, not renewed (about to be ended). */
+  async read(id: string): Promise<Session | undefined> {
+    return this.store.read(id);
+  }
+
   /** A new session for who signed in, ending the one the browser had (a new id at every sign-in). */
   async begin(identity: Identity, tokens: Tokens, previousId: string | undefined): Promise<Session> {
-    if (previousId !== undefined) await this.store.end(previousId);
+    if (previousId !== undefined) await this.end(previousId);
     return this.store.create({ name: identity.name, groups: identity.groups, sub: identity.sub, ...this.#tokenFields(tokens, undefined) });
   }
 
-  /** Ends the session with this id, on every node. */
+  /** Ends the session with this id, on every node, and its event streams on this one (the others notice within their check). */
   async end(id: string): Promise<void> {
     await this.store.end(id);
+    this.streams.end(id);
   }
 
   /** Forgets expired sessions (see `SessionStore.sweep`). */
@@ -77,7 +85,7 @@ export class SessionKeeper {
     } catch (error) {
       if (error instanceof client.ResponseBodyError) {
         this.log.info(`session of ${record.name} ended: the identity provider refused to renew it (${describe(error)})`);
-        await this.store.end(session.id);
+        await this.end(session.id);
         return undefined;
       }
       this.log.warn(`cannot renew the session of ${record.name} now; it goes on until its ttl or idle timeout: ${describe(error)}`);
@@ -89,7 +97,7 @@ export class SessionKeeper {
     this.#retryAt.delete(key);
     if (identity.sub !== record.sub) {
       this.log.warn(`session of ${record.name} ended: its renewal named another subject`);
-      await this.store.end(session.id);
+      await this.end(session.id);
       return undefined;
     }
     const renewed: Session = {

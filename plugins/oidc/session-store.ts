@@ -61,6 +61,23 @@ export class SessionStore {
    * reached its lifetime, was ended, or never was.
    */
   async read(id: string): Promise<Session | undefined> {
+    const record = await this.#live(id);
+    if (!record) return undefined;
+    const now = this.now();
+    const session = { id, record };
+    if (now - record.lastSeenAt < Math.min(60_000, this.limits().idleMs / 10)) return session;
+    const touched = { id, record: { ...record, lastSeenAt: now } };
+    await this.#write(touched);
+    return touched;
+  }
+
+  /** Whether the session with this id lives, without counting this as its use (a stream's check). */
+  async isLive(id: string): Promise<boolean> {
+    return (await this.#live(id)) !== undefined;
+  }
+
+  /** The record of a live session (dropped from the store once it is over), or undefined. */
+  async #live(id: string): Promise<SessionRecord | undefined> {
     const key = storageKeyOf(id);
     const [sealed, ended] = await Promise.all([this.sessions().get(key), this.ended().get(key)]);
     if (sealed === undefined || ended !== undefined) return undefined;
@@ -68,15 +85,9 @@ export class SessionStore {
     if (!record) return undefined;
     const now = this.now();
     const { ttlMs, idleMs } = this.limits();
-    if (now >= record.createdAt + ttlMs || now >= record.lastSeenAt + idleMs) {
-      await this.sessions().delete(key);
-      return undefined;
-    }
-    const session = { id, record };
-    if (now - record.lastSeenAt < Math.min(60_000, idleMs / 10)) return session;
-    const touched = { id, record: { ...record, lastSeenAt: now } };
-    await this.#write(touched);
-    return touched;
+    if (now < record.createdAt + ttlMs && now < record.lastSeenAt + idleMs) return record;
+    await this.sessions().delete(key);
+    return undefined;
   }
 
   /** Replaces a live session's record (renewed tokens and groups); same id. */

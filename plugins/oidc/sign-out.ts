@@ -21,7 +21,7 @@ export async function logout(rt: OidcRuntime, req: VigilRequest, res: ServerResp
   let idToken: string | undefined;
   let name: string | undefined;
   if (id !== undefined && isSecretId(id)) {
-    const session = await rt.sessions.current(id);
+    const session = await rt.sessions.read(id);
     idToken = session?.record.idToken;
     name = session?.record.name;
     await rt.sessions.end(id);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SHARED_STATE, definePlugin, type SharedState, type VigilPlugin } from '../../../core/plugin-api.js';
@@ -131,6 +132,52 @@ test('the refresh token renews the session before its tokens expire, re-reading 
     assert.is(await whoIs(agent, tk.url), 401);
     assert.ok(tk.logs().some((line) => line.includes('session of alice ended: the identity provider refused to renew it (invalid_grant')), tk.logs().join('\n'));
     assert.is(await whoIs(agent, tk.url), 401, 'and stays ended');
+  } finally {
+    await tk.stop();
+    await provider.close();
+  }
+});
+
+/** Fails instead of hanging when `promise` does not settle (a stream that never ends). */
+function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** An event stream opened with a session cookie: resolves once it is open, with a promise of its end. */
+function openStream(url: string, session: string): Promise<{ ended: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { accept: 'text/event-stream', cookie: `vigil_session=${session}` } }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`stream refused: ${res.statusCode}`));
+      const ended = new Promise<void>((done) => {
+        res.once('close', () => done());
+        res.once('error', () => done());
+      });
+      res.once('data', () => resolve({ ended }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+test('an event stream ends with its session: at once when signed out here, within the check when it idles out', async () => {
+  const provider = await startProvider();
+  const clock = new FakeClock();
+  const tk = await startVigil(provider, { clock, plugins: ['rest-api', 'sse'], streamCheckMs: 20, oidc: { session: { ttl: '8h', 'idle-timeout': '10m' } } });
+  try {
+    const agent = new UserAgent();
+    const session = await signIn(agent, tk.url, 'alice');
+    const stream = await openStream(`${tk.url}/instances/events`, session);
+    const out = await agent.send('POST', `${tk.url}/logout`, { form: {} });
+    assert.is(out.status, 303);
+    await within(stream.ended, 'the stream of a signed-out session ends');
+
+    const again = await signIn(agent, tk.url, 'alice');
+    const idle = await openStream(`${tk.url}/instances/events`, again);
+    clock.advance(11 * MINUTE);
+    await within(idle.ended, 'the stream of an idle session ends');
+    assert.is(await whoIs(agent, tk.url), 401);
   } finally {
     await tk.stop();
     await provider.close();

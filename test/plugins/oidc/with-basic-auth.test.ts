@@ -58,6 +58,14 @@ for (const order of ['basic-auth first', 'oidc first']) {
       const endedHeaders = await fetch(`${tk.url}/instances`, { headers: { accept: 'application/json', cookie: `vigil_session=${STALE}` } });
       assert.is(endedHeaders.status, 401);
       assert.is(endedHeaders.headers.get('www-authenticate'), null);
+      // Nor for the dashboard's own requests after the cookie is gone (signed out in another tab).
+      const ownPage = await fetch(`${tk.url}/instances`, { headers: { accept: 'application/json', 'sec-fetch-site': 'same-origin' } });
+      assert.is(ownPage.status, 401);
+      assert.is(ownPage.headers.get('www-authenticate'), null);
+      assert.is(((await ownPage.json()) as { message: string }).message, 'authentication required; sign in at /login');
+      // A preflight is left to cors (not loaded here: basic-auth refuses it as ever).
+      const preflight = await fetch(`${tk.url}/instances`, { method: 'OPTIONS', headers: { 'sec-fetch-site': 'same-origin' } });
+      assert.is(preflight.headers.get('www-authenticate'), CHALLENGE);
     } finally {
       await tk.stop();
     }

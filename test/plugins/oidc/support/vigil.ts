@@ -33,11 +33,16 @@ export interface VigilOptions {
   /** The rest of the config. */
   readonly config?: Record<string, unknown>;
   readonly clock?: FakeClock;
+  /** How often the sessions of open streams are checked. */
+  readonly streamCheckMs?: number;
 }
 
 /** A kernel with the oidc plugin against the test provider, and the whoami route. */
 export function startVigil(provider: TestProvider, options: VigilOptions = {}): Promise<TestKernel> {
-  const oidc = createOidcPlugin(options.clock ? { now: options.clock.now } : {}) as VigilPlugin<never>;
+  const oidc = createOidcPlugin({
+    ...(options.clock ? { now: options.clock.now } : {}),
+    ...(options.streamCheckMs === undefined ? {} : { streamCheckMs: options.streamCheckMs }),
+  }) as VigilPlugin<never>;
   return startTestKernel({
     plugins: [...(options.plugins ?? ['rest-api']), oidc, whoami],
     config: { 'log-level': 'debug', ...options.config, oidc: { issuer: provider.issuer, 'client-id': CLIENT_ID, ...options.oidc } },
