@@ -4,6 +4,9 @@ import { returnPath } from './public-url.js';
 /** How long a browser may take at the provider's sign-in page. */
 export const ATTEMPT_TTL_MS = 10 * 60_000;
 
+/** The longest attempt cookie value written (and read): well inside a browser's 4 KiB per cookie. */
+export const MAX_ATTEMPT_COOKIE = 3500;
+
 /** One sign-in, from `/login` to the callback: the checks and where to go back to. */
 export interface LoginAttempt extends SignInChecks {
   readonly returnTo: string;
@@ -23,7 +26,7 @@ export function encodeAttempt(attempt: LoginAttempt): string {
 
 /** The attempt in a cookie's value, or undefined when it is not one or is older than `ATTEMPT_TTL_MS`. */
 export function decodeAttempt(value: string | undefined, now: number): LoginAttempt | undefined {
-  if (value === undefined || value.length > 4096) return undefined;
+  if (value === undefined || value.length > MAX_ATTEMPT_COOKIE) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import * as client from 'openid-client';
 import { StoreUnavailableError, type VigilRequest } from '../../core/plugin-api.js';
 import { LOGIN_COOKIE, SESSION_COOKIE, appendCookie, clearCookie, cookieOf, setCookie } from './cookies.js';
-import { ATTEMPT_TTL_MS, decodeAttempt, encodeAttempt } from './login-attempt.js';
+import { ATTEMPT_TTL_MS, MAX_ATTEMPT_COOKIE, decodeAttempt, encodeAttempt } from './login-attempt.js';
 import { describe, isUnreachable } from './provider.js';
 import { publicBase, returnPath, type PublicBase } from './public-url.js';
 import { CALLBACK_PATH, redirect, refuse, type OidcRuntime } from './runtime.js';
@@ -43,7 +43,9 @@ export async function login(rt: OidcRuntime, req: VigilRequest, res: ServerRespo
     refuse(rt, req, res, 503, 'The identity provider cannot be reached', 'Signing in is not possible right now; try again in a moment.', base.prefix);
     return;
   }
-  const attempt = encodeAttempt({ ...started.checks, returnTo: back, startedAt: rt.now() });
+  let attempt = encodeAttempt({ ...started.checks, returnTo: back, startedAt: rt.now() });
+  // A cookie holds 4 KiB at most: a return path too long for it is not worth a failed sign-in.
+  if (attempt.length > MAX_ATTEMPT_COOKIE) attempt = encodeAttempt({ ...started.checks, returnTo: '/', startedAt: rt.now() });
   appendCookie(res, setCookie(LOGIN_COOKIE, attempt, rt.attemptCookie, ATTEMPT_TTL_MS / 1000));
   redirect(res, started.url.href);
 }

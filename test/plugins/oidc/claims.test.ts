@@ -48,6 +48,26 @@ test('username-claim and a groups-claim no one sends: the claim named, and no gr
   }
 });
 
+test('a confidential client signs in with its secret; a wrong secret fails the sign-in, and the secret is never logged', async () => {
+  const provider = await startProvider({ clientSecret: 'client-Secret-5150' });
+  const good = await startVigil(provider, { oidc: { 'client-secret': 'client-Secret-5150' } });
+  const bad = await startVigil(provider, { oidc: { 'client-secret': 'wrong-Secret-0000' } });
+  try {
+    const agent = new UserAgent();
+    await signIn(agent, good.url, 'erin');
+    assert.equal(await whoIs(agent, good.url), { name: 'erin', kind: 'user', via: 'oidc', groups: [] });
+    const refused = await new UserAgent().open(`${bad.url}/login`, { login: 'erin' });
+    assert.is(refused.status, 400);
+    assert.match(refused.body, '<h1>Sign-in failed</h1>');
+    assert.ok(bad.logs().some((line) => line.includes('refused the code: invalid_client')), bad.logs().join('\n'));
+    for (const line of [...good.logs(), ...bad.logs()]) assert.not.ok(/client-Secret-5150|wrong-Secret-0000/.test(line), line);
+  } finally {
+    await good.stop();
+    await bad.stop();
+    await provider.close();
+  }
+});
+
 test('claim paths: a dot nests, \\. is a literal dot; a string is a list of one', () => {
   assert.equal(parseClaimPath('groups'), ['groups']);
   assert.equal(parseClaimPath('realm_access.roles'), ['realm_access', 'roles']);

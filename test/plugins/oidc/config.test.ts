@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin } from '../../../core/testing.js';
+import { definePlugin, type DaemonAbout, type VigilPlugin } from '../../../core/plugin-api.js';
+import { checkPlugin, startTestKernel } from '../../../core/testing.js';
 import { oidcSchema } from '../../../plugins/oidc/config.js';
 
 const check = (section: unknown) => checkPlugin('oidc', section === undefined ? {} : { oidc: section });
@@ -53,6 +54,24 @@ test('each mistake is named: missing keys, scopes without openid, a bad claim pa
   assert.equal(await check({ ...MINIMAL, issuer: 'login.example.com' }), ['plugin "oidc": oidc.issuer: must be an absolute https:// URL (got "login.example.com")']);
   assert.equal(await check({ ...MINIMAL, sesion: { ttl: '1h' } }), ['plugin "oidc": oidc: unknown key(s): sesion (did you mean "session"?)']);
   assert.equal(await check({ ...MINIMAL, session: { ttl: '1h', idle: '5m' } }), ['plugin "oidc": oidc.session: unknown key(s): idle']);
+});
+
+test('the About page shows the section with the client secret masked; a provider that is down does not stop the start', async () => {
+  let about: DaemonAbout | undefined;
+  const probe = definePlugin({ name: 'about-probe', configKey: null, setup() {}, start(ctx) { about = ctx.settings.about(); } }) as VigilPlugin<never>;
+  const tk = await startTestKernel({
+    plugins: ['rest-api', 'oidc', probe],
+    config: { 'log-level': 'info', oidc: { issuer: 'http://127.0.0.1:1/realms/ops', 'client-id': 'vigil', 'client-secret': 'about-Secret-99' } },
+  });
+  try {
+    const section = about!.config.oidc as Record<string, unknown>;
+    assert.is(section['client-secret'], '******');
+    assert.is(section.issuer, 'http://127.0.0.1:1/realms/ops');
+    assert.not.ok(JSON.stringify(about).includes('about-Secret-99'));
+    assert.is((await fetch(`${tk.url}/instances`)).status, 401);
+  } finally {
+    await tk.stop();
+  }
 });
 
 test.run();

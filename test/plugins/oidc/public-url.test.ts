@@ -32,6 +32,12 @@ test('behind a TLS proxy (base-url https, a context path): the redirect URI, eve
 
     const out = await agent.send('POST', `${tk.url}/logout`, { form: {} });
     assert.equal(out.setCookies, ['vigil_session=; Path=/ops; Max-Age=0; HttpOnly; SameSite=Lax; Secure']);
+    // The public host is one Vigil answers to (the proxy passes it on); another is refused as ever.
+    const port = Number(new URL(tk.url).port);
+    const viaProxy = await capture(port, { method: 'GET', path: '/ops/login/signed-out', headers: { host: 'vigil.example.test' } });
+    assert.is(viaProxy.status, 200);
+    const rebound = await capture(port, { method: 'GET', path: '/ops/login/signed-out', headers: { host: 'evil.example.test' } });
+    assert.is(rebound.status, 421);
     assert.is(new URL(out.location!).searchParams.get('post_logout_redirect_uri'), `${PUBLIC}/login/signed-out`);
   } finally {
     await tk.stop();
@@ -56,6 +62,22 @@ test('without base-url, plain http to a host that is not loopback cannot sign in
     const page = await capture(port, { method: 'GET', path: '/whoami', headers: { host: `192.0.2.10:${port}`, accept: 'text/html' } });
     assert.is(page.status, 302);
     assert.equal(page.headerLines.find(([name]) => name.toLowerCase() === 'location'), ['location', '/login?return=%2Fwhoami']);
+  } finally {
+    await tk.stop();
+    await provider.close();
+  }
+});
+
+test('a return path too long for a cookie falls back to the dashboard instead of failing the sign-in', async () => {
+  const provider = await startProvider();
+  const tk = await startVigil(provider);
+  try {
+    const origin = new URL(tk.url).origin;
+    const agent = new UserAgent();
+    const login = await agent.send('GET', `${tk.url}/login?return=${encodeURIComponent(`/instances?x=${'é'.repeat(1500)}`)}`);
+    assert.ok(login.setCookies[0]!.length < 3600, String(login.setCookies[0]!.length));
+    const step = await agent.open(login.location!, { login: 'alice', stopAt: (url) => !url.includes('/login') && url.startsWith(origin) });
+    assert.is(step.location, `${origin}/`);
   } finally {
     await tk.stop();
     await provider.close();

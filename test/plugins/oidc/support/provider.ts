@@ -60,7 +60,7 @@ export async function startProvider(options: TestProviderOptions = {}): Promise<
     clients: [
       {
         client_id: CLIENT_ID,
-        ...(options.clientSecret === undefined ? { token_endpoint_auth_method: 'none' } : { client_secret: options.clientSecret, token_endpoint_auth_method: 'client_secret_basic' }),
+        ...(options.clientSecret === undefined ? { token_endpoint_auth_method: 'none' } : { client_secret: options.clientSecret, token_endpoint_auth_method: 'client_secret_post' }),
         application_type: 'native',
         redirect_uris: [`http://127.0.0.1${cp}/login/oidc/callback`, ...(options.publicBase ? [`${options.publicBase}/login/oidc/callback`] : [])],
         post_logout_redirect_uris: [`http://127.0.0.1${cp}/login/signed-out`, ...(options.publicBase ? [`${options.publicBase}/login/signed-out`] : [])],
