@@ -38,20 +38,21 @@ test.after(async () => {
   await redis?.stop();
 });
 
-test('a sign-in begun on node 1 finishes on node 2; the session, held in Redis, is served by both; signing out on one ends it on both', async () => {
+test('a sign-in begun on node 2 finishes on node 1; the session made there, held in Redis, is served by node 2; signing out on one ends it on both', async () => {
+  // n1 makes the session; n2 began the sign-in and serves the session afterwards.
   const [n1, n2] = nodes as [Daemon, Daemon];
   const agent = new UserAgent();
-  const callback = await agent.open(`${n1.url}/login`, { login: 'alice', stopAt: (url) => url.startsWith(`${BALANCER}/login/oidc/callback`) });
-  // The balancer sends the browser's return to the other node; the attempt's cookie came from node 1.
-  agent.setCookie(n2.url, 'vigil_login', agent.cookie(n1.url, 'vigil_login')!, '/login');
-  const back = await agent.send('GET', `${n2.url}/login/oidc/callback${new URL(callback.location!).search}`);
+  const callback = await agent.open(`${n2.url}/login`, { login: 'alice', stopAt: (url) => url.startsWith(`${BALANCER}/login/oidc/callback`) });
+  // The balancer sends the browser's return to the other node; the attempt's cookie came from node 2.
+  agent.setCookie(n1.url, 'vigil_login', agent.cookie(n2.url, 'vigil_login')!, '/login');
+  const back = await agent.send('GET', `${n1.url}/login/oidc/callback${new URL(callback.location!).search}`);
   assert.is(back.status, 303, back.body);
   assert.is(back.location, `${BALANCER}/`);
-  const id = agent.cookie(n2.url, 'vigil_session')!;
-  agent.setCookie(n1.url, 'vigil_session', id);
+  const id = agent.cookie(n1.url, 'vigil_session')!;
+  agent.setCookie(n2.url, 'vigil_session', id);
   const alice = { name: 'alice', kind: 'user', via: 'oidc', groups: ['ops', 'payments-oncall'] };
-  assert.equal(await whoIs(agent, n2.url), alice);
-  assert.equal(await whoIs(agent, n1.url), alice, 'node 1 serves the session node 2 began');
+  assert.equal(await whoIs(agent, n1.url), alice);
+  assert.equal(await whoIs(agent, n2.url), alice, 'node 2 serves the session node 1 made');
 
   // Redis holds the session under a hash of its id, sealed: no id, name, group or token in it.
   const client = createClient({ url: redis!.url });
