@@ -24,26 +24,17 @@ const OTHER_AUTHENTICATORS = ['basic-auth'];
 /** How often expired sessions are swept from the shared map's index. */
 const SWEEP_EVERY_MS = 10 * 60_000;
 
-interface Running {
-  readonly runtime: OidcRuntime;
-  readonly streams: SessionStreams;
-  sweep?: NodeJS.Timeout;
-}
-
 /**
  * The `oidc` plugin with a given clock; `oidc` in `plugins:` is `createOidcPlugin()`.
  */
 export function createOidcPlugin(options: OidcPluginOptions = {}): VigilPlugin<OidcConfig> {
   const now = options.now ?? Date.now;
-  // One context per plugin per kernel for its whole life (the host's promise): it keys the state.
-  const running = new WeakMap<PluginContext<OidcConfig>, Running>();
-  const runtimeOf = (ctx: PluginContext<OidcConfig>) => running.get(ctx)!.runtime;
 
   return definePlugin<OidcConfig>({
     name: 'oidc',
     version: '1.0.0',
     configSchema: oidcSchema,
-    setup(ctx) {
+    create(ctx) {
       const { config } = ctx;
       const contextPath = ctx.http.contextPath;
       const shared = () => ctx.services.use(SHARED_STATE)!;
@@ -61,37 +52,38 @@ export function createOidcPlugin(options: OidcPluginOptions = {}): VigilPlugin<O
         cookie: { path: cookiePath, secure },
         attemptCookie: { path: `${cookiePath === '/' ? '' : cookiePath}${LOGIN_PATH}`, secure },
       };
-      running.set(ctx, { runtime, streams });
       warnAboutBaseUrl(ctx);
 
       const others = OTHER_AUTHENTICATORS.some((name) => ctx.settings.pluginIndex(name) >= 0);
-      ctx.http.hook('pre', identifyHook(() => runtimeOf(ctx)));
-      ctx.http.hook('auth', refuseHook(() => runtimeOf(ctx), others));
-      ctx.http.route('GET', LOGIN_PATH, (req, res) => login(runtimeOf(ctx), req, res));
-      ctx.http.route('GET', CALLBACK_PATH, (req, res) => callback(runtimeOf(ctx), req, res));
-      ctx.http.route('GET', SIGNED_OUT_PATH, (req, res) => signedOut(runtimeOf(ctx), req, res));
-      ctx.http.route('POST', LOGOUT_PATH, (req, res) => logout(runtimeOf(ctx), req, res));
+      ctx.http.hook('pre', identifyHook(() => runtime));
+      ctx.http.hook('auth', refuseHook(() => runtime, others));
+      ctx.http.route('GET', LOGIN_PATH, (req, res) => login(runtime, req, res));
+      ctx.http.route('GET', CALLBACK_PATH, (req, res) => callback(runtime, req, res));
+      ctx.http.route('GET', SIGNED_OUT_PATH, (req, res) => signedOut(runtime, req, res));
+      ctx.http.route('POST', LOGOUT_PATH, (req, res) => logout(runtime, req, res));
       if (config['base-url'] !== '') {
         const host = new URL(config['base-url']).hostname;
         ctx.services.contribute(ALLOWED_HOSTS, { hosts: () => [host] });
       }
       oidcApi(ctx.services, config);
-    },
-    start(ctx) {
-      const state = running.get(ctx)!;
-      // Discovered now so a wrong issuer shows in the log at start; a provider that is down does
-      // not stop the daemon (sign-ins answer 503 until it is back).
-      state.runtime.provider.configuration().catch(() => undefined);
-      state.sweep = setInterval(() => {
-        state.runtime.sessions.sweep().catch((error: unknown) => ctx.log.debug(`session sweep failed: ${describe(error)}`));
-      }, SWEEP_EVERY_MS);
-      state.sweep.unref();
-      state.streams.start();
-    },
-    stop(ctx) {
-      const state = running.get(ctx);
-      if (state?.sweep) clearInterval(state.sweep);
-      state?.streams.stop();
+
+      let sweep: NodeJS.Timeout | undefined;
+      return {
+        start() {
+          // Discovered now so a wrong issuer shows in the log at start; a provider that is down does
+          // not stop the daemon (sign-ins answer 503 until it is back).
+          provider.configuration().catch(() => undefined);
+          sweep = setInterval(() => {
+            runtime.sessions.sweep().catch((error: unknown) => ctx.log.debug(`session sweep failed: ${describe(error)}`));
+          }, SWEEP_EVERY_MS);
+          sweep.unref();
+          streams.start();
+        },
+        stop() {
+          if (sweep) clearInterval(sweep);
+          streams.stop();
+        },
+      };
     },
   });
 }

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { definePlugin, type Principal, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 const PASSWORD = 'principal-Secret-1';

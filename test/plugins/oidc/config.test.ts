@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { definePlugin, type DaemonAbout, type VigilPlugin } from '../../../core/plugin-api.js';
-import { checkPlugin, startTestKernel } from '../../../core/testing.js';
+import { definePlugin, type VigilPlugin } from '../../../core/plugin-api.js';
+import type { DaemonAbout } from '../../../core/domain/index.js';
+import { checkPlugin, startTestKernel } from '../../../bin/testing.js';
 import { oidcSchema } from '../../../plugins/oidc/config.js';
 
 const check = (section: unknown) => checkPlugin('oidc', section === undefined ? {} : { oidc: section });

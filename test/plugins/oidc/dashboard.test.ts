@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import type { VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { createOidcPlugin } from '../../../plugins/oidc/index.js';
 import { CHROMIUM_INSTALL, launchChromium } from '../../support/chromium.js';
 import { call } from '../../support/http.js';

@@ -2,7 +2,7 @@ import { validate } from '@readme/openapi-parser';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HttpMethod, PluginContext, VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { ADMIN, basic, securityConfig } from '../../hardening/support/full-kernel.js';
 import { call } from '../../support/http.js';
 import { CLIENT_ID, startProvider } from './support/provider.js';

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { startProvider, type TestProvider } from './support/provider.js';
 import { UserAgent, type Step } from './support/user-agent.js';
 import { startVigil, whoIs } from './support/vigil.js';

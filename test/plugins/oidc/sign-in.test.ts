@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 import { startProvider, type TestProvider } from './support/provider.js';
 import { UserAgent } from './support/user-agent.js';
@@ -69,7 +69,7 @@ test('an API or stream request without a session gets 401 JSON, never a redirect
   }
   const post = await call('POST', `${tk.url}/instances`, { json: { name: 'x', healthUrl: 'http://127.0.0.1:1/h' } });
   assert.is(post.status, 401);
-  assert.equal(tk.kernel.instances.list(), []);
+  assert.equal(tk.kernel.registry.list(), []);
 });
 
 test.run();

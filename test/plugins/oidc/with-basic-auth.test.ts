@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HttpMethod, PluginContext, VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { createOidcPlugin } from '../../../plugins/oidc/index.js';
 import { ADMIN, CLIENT, TOKEN, basic, discoveryConfig, securityConfig, selfContainedPlugins } from '../../hardening/support/full-kernel.js';
 import { CLIENT_ID, startProvider, type TestProvider } from './support/provider.js';
@@ -80,7 +80,7 @@ test('with every built-in plugin, basic-auth and oidc: every route refuses a req
     config: { ...securityConfig(), ...discoveryConfig(), 'log-level': 'warn', oidc: oidcSection() },
   });
   try {
-    const { id } = await tk.kernel.instances.register({ name: 'shop', healthUrl: 'http://127.0.0.1:1/health', managementUrl: '', serviceUrl: '', metadata: {}, source: 'test' });
+    const { id } = await tk.kernel.registry.register({ name: 'shop', healthUrl: 'http://127.0.0.1:1/health', managementUrl: '', serviceUrl: '', metadata: {}, source: 'test' });
     const origin = new URL(tk.url).origin;
     const signInPages = new Set(['GET /login', 'GET /login/oidc/callback', 'GET /login/signed-out', 'POST /logout']);
     const distinct = [...new Map(routes.map((route) => [`${route.method} ${route.path}`, route])).values()];
@@ -110,8 +110,8 @@ test('with every built-in plugin, basic-auth and oidc: every route refuses a req
         }
       }
     }
-    assert.equal(tk.kernel.instances.list().map((instance) => instance.id), [id], 'nothing got through');
-    assert.equal(tk.kernel.instances.events().filter((event) => event.type === 'DEREGISTERED' || event.type === 'REGISTRATION_UPDATED'), []);
+    assert.equal(tk.kernel.registry.list().map((instance) => instance.id), [id], 'nothing got through');
+    assert.equal(tk.kernel.registry.events().filter((event) => event.type === 'DEREGISTERED' || event.type === 'REGISTRATION_UPDATED'), []);
 
     // The sign-in pages, without anything: open, and each does its one job.
     const agent = new UserAgent();

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 const ADMIN = { username: 'admin', password: 'session-Secret-7' };

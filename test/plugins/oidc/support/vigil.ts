@@ -1,5 +1,5 @@
 import { definePlugin, type VigilPlugin } from '../../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../../bin/testing.js';
 import { createOidcPlugin } from '../../../../plugins/oidc/index.js';
 import { CLIENT_ID, type TestProvider } from './provider.js';
 import type { UserAgent } from './user-agent.js';
