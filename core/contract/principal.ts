@@ -1,3 +1,5 @@
+import type { Role } from './access.js';
+
 /**
  * Who is calling: what an authentication plugin's `auth` (or `pre`) hook puts on `req.principal`
  * once it has verified the caller. Authentication plugins only say who is calling; what the
@@ -12,4 +14,10 @@ export interface Principal {
   readonly via: 'basic' | 'token' | 'oidc';
   /** The groups (or roles) the identity provider names for the caller; empty when it names none. */
   readonly groups: readonly string[];
+  /**
+   * A role the authenticating plugin's own config gives this caller over every application
+   * (`basic-auth.users[].role`): shorthand for a grant. Absent: only what `access.grants` give
+   * it when an `access` section exists, and `admin` when none does.
+   */
+  readonly role?: Role;
 }

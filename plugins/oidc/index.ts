@@ -21,6 +21,8 @@ export interface OidcPluginOptions {
 
 /** Plugins that authenticate requests this one leaves alone (HTTP Basic and their own tokens). */
 const OTHER_AUTHENTICATORS = ['basic-auth'];
+/** The sign-in pages: anybody may reach them (the access check leaves them alone). */
+const PUBLIC = { action: 'public' } as const;
 /** How often expired sessions are swept from the shared map's index. */
 const SWEEP_EVERY_MS = 10 * 60_000;
 
@@ -57,10 +59,10 @@ export function createOidcPlugin(options: OidcPluginOptions = {}): VigilPlugin<O
       const others = OTHER_AUTHENTICATORS.some((name) => ctx.settings.pluginIndex(name) >= 0);
       ctx.http.hook('pre', identifyHook(() => runtime));
       ctx.http.hook('auth', refuseHook(() => runtime, others));
-      ctx.http.route('GET', LOGIN_PATH, (req, res) => login(runtime, req, res));
-      ctx.http.route('GET', CALLBACK_PATH, (req, res) => callback(runtime, req, res));
-      ctx.http.route('GET', SIGNED_OUT_PATH, (req, res) => signedOut(runtime, req, res));
-      ctx.http.route('POST', LOGOUT_PATH, (req, res) => logout(runtime, req, res));
+      ctx.http.route('GET', LOGIN_PATH, (req, res) => login(runtime, req, res), PUBLIC);
+      ctx.http.route('GET', CALLBACK_PATH, (req, res) => callback(runtime, req, res), PUBLIC);
+      ctx.http.route('GET', SIGNED_OUT_PATH, (req, res) => signedOut(runtime, req, res), PUBLIC);
+      ctx.http.route('POST', LOGOUT_PATH, (req, res) => logout(runtime, req, res), PUBLIC);
       if (config['base-url'] !== '') {
         const host = new URL(config['base-url']).hostname;
         ctx.services.contribute(ALLOWED_HOSTS, { hosts: () => [host] });

@@ -1,5 +1,5 @@
 import { LabelledCounts } from '../../core/kits/runtime/index.js';
-import { METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteAccess, type RouteHandler } from '../../core/plugin-api.js';
 import { proxyApi } from './api-description.js';
 import { applicationProxy } from './application-proxy.js';
 import { proxyConfigSchema, type ProxyConfig } from './config-schema.js';
@@ -8,6 +8,15 @@ import { targetResolver } from './resolve-target.js';
 import { ProxyRuntime } from './runtime.js';
 
 const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * What a proxied call is for the access check: a read (`GET`, `HEAD`, and `OPTIONS`, which changes
+ * nothing) or a write, of the endpoint the path names first (sensitive and admin endpoints need admin).
+ */
+const PROXY_ACCESS: RouteAccess = {
+  action: (req) => (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' ? 'actuator.read' : 'actuator.write'),
+  endpoint: (req) => req.params.wild?.split('/')[0],
+};
 
 /**
  * `proxy`: the management-endpoint proxy (reference §7). `/instances/{id}/actuator/**` streams
@@ -27,10 +36,10 @@ export default definePlugin<ProxyConfig>({
     const counted = countedBy(new LabelledCounts(['code_class']), ctx);
     // The bare `/actuator` forms exist to answer "no endpoint specified" like the rest of the proxy.
     for (const path of ['/instances/:id/actuator', '/instances/:id/actuator/*']) {
-      ctx.http.route(METHODS, path, counted(instanceProxy(plain, runtime)));
+      ctx.http.route(METHODS, path, counted(instanceProxy(plain, runtime)), { ...PROXY_ACCESS, target: 'instance' });
     }
     for (const path of ['/applications/:name/actuator', '/applications/:name/actuator/*']) {
-      ctx.http.route(METHODS, path, counted(applicationProxy(plain, runtime)));
+      ctx.http.route(METHODS, path, counted(applicationProxy(plain, runtime)), { ...PROXY_ACCESS, target: 'application' });
     }
     proxyApi(ctx.services, METHODS);
     return { start: () => runtime.open(), stop: () => runtime.close() };

@@ -21,7 +21,7 @@ export function createUiPlugin(folder: string = DEFAULT_APP_FOLDER): VigilPlugin
       uiApi(ctx.services);
       // The About page: versions, plugins and the effective config, secrets masked by the kernel.
       // Under the dashboard's prefix, so it is clearly the dashboard's and clashes with no API path.
-      ctx.http.route('GET', `/${ASSET_PREFIX}/about`, (_req, res) => ctx.http.sendJson(res, 200, ctx.settings.about(), { 'cache-control': 'no-store' }));
+      ctx.http.route('GET', `/${ASSET_PREFIX}/about`, (_req, res) => ctx.http.sendJson(res, 200, ctx.settings.about(), { 'cache-control': 'no-store' }), { action: 'dashboard.read' });
       // The header's "signed in as" and its sign-out button.
       sessionRoute(ctx.http);
     },

@@ -35,5 +35,5 @@ export function sessionRoute(http: HttpRoutes): void {
       ...pathsOf(),
     };
     http.sendJson(res, 200, body, { 'cache-control': 'no-store' });
-  });
+  }, { action: 'dashboard.read' });
 }
