@@ -31,6 +31,8 @@ import type { Application, DaemonAbout, Instance, InstanceEvent, Registration } 
 import type { Command } from './store/commands.js';
 import type { JsonViews } from './store/json-view.js';
 import type { ConfigSchema } from '../config/validate.js';
+import type { Principal } from './contract/principal.js';
+import type { AccessDecision, RouteAccess } from './contract/access.js';
 
 // The types this contract names, from the files that declare them. What an instance, an event
 // or an application is lives in `vigil/domain`; what an event log must do, in `vigil/event-log`.
@@ -77,6 +79,12 @@ export {
   type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
 } from './contract/api-description.js';
 export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
+export type { Principal } from './contract/principal.js';
+export {
+  ACTIONS, ALL_APPLICATIONS, ROLES, type AccessDecision, type AccessGrant, type AccessMe, type AccessRequest, type Action, type ApplicationScope,
+  type Role, type RouteAccess,
+} from './contract/access.js';
+export { EventApplications, scopeOf } from './access/event-scope.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
@@ -308,6 +316,13 @@ export interface VigilRequest extends IncomingMessage {
   originalUrl: string;
   /** Principal set by an auth hook, for logs. */
   user?: string;
+  /** Who is calling, once an authentication hook verified it (`user` then holds its name, for logs). */
+  principal?: Principal;
+  /**
+   * What the kernel's access check decided, set before the handler runs: the route's action, and
+   * the applications the caller may see with it (list routes show only those).
+   */
+  access?: AccessDecision;
   /**
    * The pattern of the route serving the request, as its plugin registered it (`/instances/:id`),
    * set when the route's handler is called. Bounded, unlike the path: what metrics label by.
@@ -319,7 +334,8 @@ export type RouteHandler = (req: VigilRequest, res: ServerResponse) => unknown;
 /** A hook runs before routes; it ends the response to stop the request, or returns to let it through. */
 export type Hook = (req: VigilRequest, res: ServerResponse) => unknown;
 
-export interface RouteOptions {
+/** What a route declares: when it is served (`accepts`), and its action for the access check (see `vigil/plugin`'s `RouteAccess`). */
+export interface RouteOptions extends RouteAccess {
   /**
    * Serve only requests whose `Accept` includes this media type (e.g. `text/event-stream`); other
    * requests fall through to routes without this option. Such routes are tried first.

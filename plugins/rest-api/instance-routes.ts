@@ -1,4 +1,4 @@
-import { HEALTH_GROUPS, HttpError, instanceIdOf, sameRegistration, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { EventApplications, HEALTH_GROUPS, HttpError, instanceIdOf, sameRegistration, scopeOf, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
 import { parseRegistration, type Instance } from '../../core/domain/index.js';
 import { turnSlot } from '../../core/kits/runtime/index.js';
 
@@ -19,22 +19,28 @@ export function instanceRoutes({ http, registry: instances, views, log, services
     const { id, event } = await instances.register(parsed.registration);
     if (event?.type === 'REGISTERED') log.info(`registered ${id}`, { name: parsed.registration.name });
     created(id);
-  });
+  }, { action: 'instances.register' });
 
   http.route('GET', '/instances', (req, res) => {
     const name = singleQuery(req, 'name');
-    http.sendJson(res, 200, instances.list(name).map(views.instance));
-  });
+    const scope = scopeOf(req);
+    const listed = instances.list(name);
+    // Only the caller's applications: a filter that costs less than the views it saves.
+    const shown = scope.all ? listed : listed.filter((instance) => scope.allows(instance.registration?.name ?? ''));
+    http.sendJson(res, 200, shown.map(views.instance));
+  }, { action: 'instances.read' });
 
   // Written in pieces as the socket drains (20,000 instances with full histories are millions of
   // events); the events held when the request came are the list, later ones go to the streams.
-  http.route('GET', '/instances/events', (_req, res) => http.sendJsonArray(res, 200, instances.events(), views.event));
+  // A caller granted some applications gets their events: those recorded while the instance was in one.
+  http.route('GET', '/instances/events', (req, res) => http.sendJsonArray(res, 200, EventApplications.filter(instances.events(), scopeOf(req), instances), views.event),
+    { action: 'instances.read' });
 
   http.route('GET', '/instances/:id', (req, res) => {
     const instance = instances.get(req.params.id!);
     if (!instance?.registered) throw new HttpError(404, `instance ${req.params.id} not found`);
     http.sendJson(res, 200, views.instance(instance));
-  });
+  }, { action: 'instances.read', target: 'instance' });
 
   // As SBA: a deregistered instance still held answers (with `[]`); only an id never seen, or no
   // longer held, is 404. Without a plugin that reads health (no `monitor`) there are no groups.
@@ -43,7 +49,7 @@ export function instanceRoutes({ http, registry: instances, views, log, services
     if (!instances.get(id)) throw new HttpError(404, `instance ${id} not found`);
     const groups = services.use(HEALTH_GROUPS);
     http.sendJson(res, 200, groups ? await groups.groupsOf(id) : []);
-  });
+  }, { action: 'instances.read', target: 'instance' });
 
   http.route('DELETE', '/instances/:id', async (req, res) => {
     const id = req.params.id!;
@@ -51,7 +57,7 @@ export function instanceRoutes({ http, registry: instances, views, log, services
     if (!(await instances.deregister(id))) throw new HttpError(404, `instance ${id} not found`);
     log.info(`deregistered ${id}`);
     res.writeHead(204).end();
-  });
+  }, { action: 'instances.deregister', target: 'instance' });
 }
 
 /** A query parameter that may appear at most once. */

@@ -1,5 +1,5 @@
 import type { InstanceEvent } from '../../core/domain/index.js';
-import type { JsonViews, Registry } from '../../core/plugin-api.js';
+import { ALL_APPLICATIONS, EventApplications, type ApplicationScope, type JsonViews, type Registry } from '../../core/plugin-api.js';
 import { frame, type Frame } from './frames.js';
 import type { Topic } from './topic.js';
 
@@ -22,32 +22,36 @@ export interface Replayed {
  *   it. Each goes out with the `seq` of the last missed event that touched it, in that order, so
  *   ids stay increasing and resuming from any of them still covers the rest.
  */
-export function replayFrames(topic: Topic, lastEventId: number, registry: Registry, views: JsonViews): Replayed[] {
+export function replayFrames(topic: Topic, lastEventId: number, registry: Registry, views: JsonViews, scope: ApplicationScope = ALL_APPLICATIONS): Replayed[] {
   const since = registry.resumePoint(lastEventId);
+  // A scoped subscriber is replayed only the events of its applications, as they were then.
+  const visible = (events: readonly InstanceEvent[]) => EventApplications.filter(events, scope, registry);
   switch (topic.kind) {
     case 'events':
-      return registry.eventsSince(since).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
+      return visible(registry.eventsSince(since)).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'instance':
       // The per-instance history is already at hand; no need to filter the global one.
-      return registry.eventsOf(topic.id).filter((event) => event.seq > since)
+      return visible(registry.eventsOf(topic.id)).filter((event) => event.seq > since)
         .map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'instance-snapshots': {
       // One snapshot is the instance as it is now: older ones in between would be stale copies.
       const last = registry.eventsOf(topic.id).at(-1);
       const instance = registry.get(topic.id);
       if (!last || last.seq <= since || !instance) return [];
+      if (!scope.all && !scope.allows(instance.registration?.name ?? '')) return [];
       return [{ seq: last.seq, frame: frame(last.seq, views.instance(instance)) }];
     }
     case 'applications':
-      return applicationReplay(registry.eventsSince(since), registry, views);
+      return applicationReplay(registry.eventsSince(since), registry, views, scope);
   }
 }
 
-function applicationReplay(missed: readonly InstanceEvent[], registry: Registry, views: JsonViews): Replayed[] {
+function applicationReplay(missed: readonly InstanceEvent[], registry: Registry, views: JsonViews, scope: ApplicationScope): Replayed[] {
   // Insertion order of a Map is kept on re-insert only after delete: that yields "order of last touch".
   const lastTouch = new Map<string, number>();
   for (const event of missed) {
     for (const name of namesTouchedBy(event, registry)) {
+      if (!scope.all && !scope.allows(name)) continue;
       lastTouch.delete(name);
       lastTouch.set(name, event.seq);
     }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { HttpError, type PluginContext, type RouteHandler, type VigilRequest } from '../../core/plugin-api.js';
+import { HttpError, scopeOf, type PluginContext, type RouteHandler, type VigilRequest } from '../../core/plugin-api.js';
 import { STREAM_HEADERS, lastEventIdOf } from './frames.js';
 import type { StreamHub } from './hub.js';
 import type { Topic } from './topic.js';
@@ -23,7 +23,7 @@ export function streamRoutes({ http, registry }: PluginContext<unknown>, hub: St
     const lastEventId = lastEventIdOf(req);
     // An id this node has not reached yet may come from a node ahead of it (a cluster): catch up first.
     if (lastEventId !== undefined && lastEventId > registry.lastSeq) await registry.waitForSeq(lastEventId, CATCH_UP_MS);
-    hub.subscribe(res, topic, lastEventId);
+    hub.subscribe(res, topic, lastEventId, scopeOf(req));
   };
   const open = (topic: Topic): RouteHandler => (req, res) => stream(req, res, topic);
   const applications = open({ kind: 'applications' });
@@ -36,11 +36,12 @@ export function streamRoutes({ http, registry }: PluginContext<unknown>, hub: St
     return stream(req, res, { kind, id });
   };
 
-  http.route('GET', '/instances/events', open({ kind: 'events' }), { accepts: SSE });
-  http.route('GET', '/instances/:id/events', oneInstance('instance'));
+  const read = { action: 'instances.read' } as const;
+  http.route('GET', '/instances/events', open({ kind: 'events' }), { accepts: SSE, ...read });
+  http.route('GET', '/instances/:id/events', oneInstance('instance'), { ...read, target: 'instance' });
   // SBA's InstancesController: the instance itself (the JSON of `GET /instances/{id}`) after each
   // of its events, so a client holds its current state without folding events.
-  http.route('GET', '/instances/:id', oneInstance('instance-snapshots'), { accepts: SSE });
-  http.route('GET', '/applications/events', applications);
-  http.route('GET', '/applications', applications, { accepts: SSE });
+  http.route('GET', '/instances/:id', oneInstance('instance-snapshots'), { accepts: SSE, ...read, target: 'instance' });
+  http.route('GET', '/applications/events', applications, { action: 'applications.read' });
+  http.route('GET', '/applications', applications, { accepts: SSE, action: 'applications.read' });
 }

@@ -1,4 +1,5 @@
 import { Lazy } from './components/lazy';
+import { SignedIn } from './components/signed-in';
 import { ApplicationsPage } from './pages/applications';
 import { InstancePage } from './pages/instance/instance-page';
 import { JournalPage } from './pages/journal';
@@ -35,6 +36,7 @@ export function App() {
         </nav>
         <span class="spacer" />
         <span class={`connection conn-${store.connection}`} role="status" data-connection={store.connection}>{CONNECTION_TEXT[store.connection]}</span>
+        <SignedIn />
       </header>
       {store.error && <p class="banner error" role="alert">{store.error}</p>}
       <main>
