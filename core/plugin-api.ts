@@ -78,8 +78,9 @@ export { addressKey } from './http/address-key.js';
 export { parseCidr } from './outbound/cidr.js';
 export { OccasionalWarning } from './occasional-warning.js';
 export {
-  NOTIFICATION_CHANNEL, NOTIFIED_EVENT_TYPES, type Attempt, type ChannelSettings, type DeliveryTools, type GroupNotification,
-  type InstanceNotification, type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance,
+  APPLICATION_EVENT_TYPES, NOTIFICATION_CHANNEL, NOTIFIED_EVENT_TYPES, type ApplicationEventType, type ApplicationNotification, type Attempt,
+  type ChannelSettings, type DeliveryTools, type GroupNotification, type InstanceNotification, type MaintenanceHook, type MaintenanceWindowFacts,
+  type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance, type NotifiedInstanceEventType,
   type OutgoingRequest, type SummaryNotification,
 } from './contract/notification.js';
 export * as escapes from './notification/escape.js';
@@ -87,6 +88,8 @@ export type { Escape } from './notification/escape.js';
 export { TEMPLATE_FIELDS, TemplateError, capText, fieldValue, parseTemplate, renderTemplate, type Template } from './notification/template.js';
 export { sendEach } from './notification/send-each.js';
 export { MAX_GROUP_LINES, groupLines, groupTitle, instanceText, joinLines, summaryText, type MessageTemplates } from './notification/texts.js';
+export { applicationLines, applicationTitle } from './notification/application-text.js';
+export { globMatcher, globRegExpSource } from './notification/glob.js';
 export {
   CHANGE_PATTERN, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, template,
   type ChannelDefaults, type ChannelSection,
