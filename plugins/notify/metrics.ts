@@ -35,12 +35,12 @@ export function contributeNotifyMetrics(services: Services, stats: PipelineStats
   });
   services.contribute(METRICS, {
     name: 'vigil_notification_changes_kept_back_total',
-    help: 'Status changes the pipeline did not send: silenced by a filter, undone within the hold, or folded into a later one by the per-instance rate.',
+    help: 'Status changes the pipeline did not send: silenced by a filter, undone within the hold, folded into a later one by the per-instance rate, or held back by a maintenance window.',
     type: 'counter',
     labelNames: ['reason'],
     collect: () => [
       { labels: { reason: 'filtered' }, value: stats.filtered }, { labels: { reason: 'held' }, value: stats.held },
-      { labels: { reason: 'rate-limited' }, value: stats.rateLimited },
+      { labels: { reason: 'rate-limited' }, value: stats.rateLimited }, { labels: { reason: 'in-maintenance' }, value: stats.inMaintenance },
     ],
   });
   services.contribute(METRICS, {
@@ -48,6 +48,12 @@ export function contributeNotifyMetrics(services: Services, stats: PipelineStats
     help: 'Storm summaries sent instead of one message per instance (lost, regained, and all back).',
     type: 'counter',
     collect: () => [{ value: stats.summaries }],
+  });
+  services.contribute(METRICS, {
+    name: 'vigil_notification_expectations_total',
+    help: 'Fleet expectation notifications (APPLICATION_DEGRADED, APPLICATION_RECOVERED) handed to the channels.',
+    type: 'counter',
+    collect: () => [{ value: stats.expectations }],
   });
   services.contribute(METRICS, {
     name: 'vigil_notification_reminders_total',

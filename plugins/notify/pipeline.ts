@@ -1,6 +1,6 @@
 import {
-  LEASES, type GroupNotification, type InstanceNotification, type Logger, type NotifiedEventType, type OutboxItem,
-  type PluginContext, type SummaryNotification,
+  LEASES, type ApplicationNotification, type GroupNotification, type InstanceNotification, type Logger, type MaintenanceWindowFacts,
+  type NotifiedInstanceEventType, type OutboxItem, type PluginContext, type SummaryNotification,
 } from '../../core/plugin-api.js';
 import { Batcher, type Entry } from './batcher.js';
 import { Completion } from './completion.js';
@@ -10,6 +10,8 @@ import { instanceNotification, notifiedInstance } from './facts.js';
 import type { FilterStore } from './filters.js';
 import { heldChange } from './hold.js';
 import { InstanceRateLimit } from './instance-rate.js';
+import type { MaintenanceStore } from './maintenance/store.js';
+import type { ChangeAfterMaintenance } from './maintenance/tracker.js';
 import type { ReminderStore } from './reminders.js';
 import type { ChannelRules } from './rules.js';
 import type { ChannelStats, PipelineStats } from './stats.js';
@@ -31,15 +33,16 @@ export interface PipelineOptions {
   readonly channels: readonly ChannelRuntime[];
   readonly filters: FilterStore;
   readonly reminders: ReminderStore;
+  readonly maintenance: MaintenanceStore;
   readonly stats: PipelineStats;
   readonly baseUrl: () => string;
 }
 
-const NOTIFIED: ReadonlySet<string> = new Set<NotifiedEventType>(['REGISTERED', 'DEREGISTERED', 'STATUS_CHANGED']);
+const NOTIFIED: ReadonlySet<string> = new Set<NotifiedInstanceEventType>(['REGISTERED', 'DEREGISTERED', 'STATUS_CHANGED']);
 
 /**
- * From an outbox item to the channels' queues: triggers → hold → filters → the instance's rate →
- * storm control and grouping → each channel's rules → its delivery queue. `handle` resolves when
+ * From an outbox item to the channels' queues: triggers → hold → filters → maintenance windows →
+ * the instance's rate → storm control and grouping → each channel's rules → its delivery queue. `handle` resolves when
  * the item is done (every channel delivered or gave up, or nothing was to be sent), which is when
  * a durable outbox may forget it; on stop it never resolves, so such an outbox hands the item to
  * another node.
@@ -54,6 +57,12 @@ export class Pipeline {
   readonly #reminderStatuses: ReadonlySet<string>;
   /** Instances with an item between its arrival and the batcher (held, or reading filters): how many each. */
   readonly #arriving = new Map<string, number>();
+  /**
+   * The arrival in the batcher of each instance's latest item: the next item of the instance waits
+   * for it, so however long each one's reads of filters and windows take, an instance's changes
+   * reach the batcher (and the channels) in the order they were recorded.
+   */
+  readonly #lastArrival = new Map<string, Promise<void>>();
   #stopped = false;
 
   constructor(private readonly options: PipelineOptions) {
@@ -98,6 +107,12 @@ export class Pipeline {
     if (this.#stopped || !NOTIFIED.has(item.type)) return;
     const id = item.instance;
     this.#arriving.set(id, (this.#arriving.get(id) ?? 0) + 1);
+    const previous = this.#lastArrival.get(id);
+    let release!: () => void;
+    const arrival = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.#lastArrival.set(id, arrival);
     let arrived = false;
     const arrive = () => {
       if (arrived) return;
@@ -105,8 +120,11 @@ export class Pipeline {
       const left = this.#arriving.get(id)! - 1;
       if (left > 0) this.#arriving.set(id, left);
       else this.#arriving.delete(id);
+      release();
+      if (this.#lastArrival.get(id) === arrival) this.#lastArrival.delete(id);
     };
     try {
+      if (previous) await previous;
       return await this.#handle(item, arrive);
     } finally {
       arrive();
@@ -115,7 +133,7 @@ export class Pipeline {
 
   /** `handle` for an item of a notified type; `arrive` is called once the change is in the batcher (or dropped). */
   async #handle(item: OutboxItem, arrive: () => void): Promise<void> {
-    const type = item.type as NotifiedEventType;
+    const type = item.type as NotifiedInstanceEventType;
     const { ctx, filters, reminders, stats, channels } = this.options;
     const remind = this.#config.reminder.period > 0;
     if (remind && (type === 'DEREGISTERED' || (type === 'STATUS_CHANGED' && !this.#reminderStatuses.has(item.to)))) {
@@ -145,6 +163,8 @@ export class Pipeline {
       this.#log.debug(`${instance.id} ${type} not notified: filter ${filter.id}`);
       return;
     }
+    // Whether the change happened inside a window (a held change may arrive after its end): the tracker reports what it left behind.
+    if (await this.#inMaintenance(instance.id, instance.registration.name, Date.parse(item.timestamp), type)) return;
     if (this.#stopped) return new Promise<void>(() => undefined);
     const facts = notifiedInstance(instance, ctx.views, item.to);
     const notification = instanceNotification(facts, { type, from, to: item.to, version: item.version, timestamp: item.timestamp }, this.options.baseUrl());
@@ -172,6 +192,7 @@ export class Pipeline {
         continue;
       }
       if (await filters.matching(id, instance.registration.name)) continue;
+      if (await this.#inMaintenance(id, instance.registration.name, Date.now(), 'reminder')) continue;
       const sent = await reminders.sent(id, state);
       due.push(instanceNotification(notifiedInstance(instance, ctx.views, state.status), {
         type: 'STATUS_CHANGED', from: state.from, to: state.status, version: state.version, timestamp: state.timestamp, reminder: sent.count,
@@ -185,6 +206,62 @@ export class Pipeline {
       if (accepted.length === 1) channel.queue.push(accepted[0]!.instance.id, accepted[0]!, []);
       else if (accepted.length > 1) channel.queue.push('group', this.#group(accepted, true), []);
     }
+  }
+
+  /**
+   * The end of a maintenance window: each change it left behind, as one change from the status
+   * before the window, through filters, the instance's rate, grouping and the channels' rules like
+   * any other. Reminders start for those that ended in a reminder status.
+   */
+  async afterMaintenance(changes: readonly ChangeAfterMaintenance[], window: MaintenanceWindowFacts): Promise<void> {
+    const { ctx, filters, reminders, stats } = this.options;
+    const remind = this.#config.reminder.period > 0;
+    for (const { instance, from, to } of changes) {
+      if (this.#stopped) return;
+      const filter = await filters.matching(instance.id, instance.registration!.name).catch(() => undefined);
+      if (filter) {
+        stats.filtered += 1;
+        continue;
+      }
+      const base = instanceNotification(notifiedInstance(instance, ctx.views, to), {
+        type: 'STATUS_CHANGED', from, to, version: instance.version, timestamp: instance.statusTimestamp,
+      }, this.options.baseUrl());
+      const notification: InstanceNotification = { ...base, id: `${base.id}-after-${window.id}`, afterMaintenance: window.id };
+      const completion = new Completion();
+      this.#rate.add({ notification, completion });
+      if (remind && this.#reminderStatuses.has(to)) {
+        await reminders.begin(instance.id, { status: to, from, version: instance.version, timestamp: instance.statusTimestamp })
+          .catch((error: unknown) => this.#log.warn(`cannot record the reminder of ${instance.id}: ${messageOf(error)}`));
+      }
+      completion.release();
+    }
+  }
+
+  /**
+   * A fleet expectation's verdict on an application, to each channel whose `on` has its type,
+   * unless a notification filter silences the application. Maintenance windows are the
+   * evaluator's to respect (it holds its verdict back while the application is in one).
+   */
+  async announce(notification: ApplicationNotification): Promise<void> {
+    const { filters, stats, channels } = this.options;
+    if (this.#stopped) return;
+    const filter = await filters.matching('', notification.application).catch((error: unknown) => {
+      this.#log.warn(`cannot read the notification filters (notifying anyway): ${messageOf(error)}`);
+      return undefined;
+    });
+    if (filter) {
+      stats.filtered += 1;
+      return;
+    }
+    stats.expectations += 1;
+    for (const channel of channels) {
+      if (channel.rules.wants(notification.type)) channel.queue.push(`application:${notification.application}`, notification, []);
+    }
+  }
+
+  /** Whether a storm is open on this node: most instances are out of contact, so no application is judged on its own. */
+  get stormOpen(): boolean {
+    return this.#storm.open;
   }
 
   stop(): void {
@@ -256,6 +333,7 @@ export class Pipeline {
         this.options.stats.filtered += 1;
         continue;
       }
+      if (await this.#inMaintenance(notification.instance.id, notification.instance.name, Date.now(), 'follow-up')) continue;
       entries.push({ notification: { ...notification, baseUrl: this.options.baseUrl() }, completion: new Completion() });
     }
     if (this.#stopped || entries.length === 0) return;
@@ -281,6 +359,18 @@ export class Pipeline {
     for (const channel of this.options.channels) {
       if (storm.channels.has(channel.name)) channel.queue.push('summary', summary, []);
     }
+  }
+
+  /** Whether a maintenance window over the instance ran at `at`; counted and logged when so. A window store that cannot be read holds nothing back. */
+  async #inMaintenance(id: string, application: string, at: number, what: string): Promise<boolean> {
+    const window = await this.options.maintenance.covering(id, application, at).catch((error: unknown) => {
+      this.#log.warn(`cannot read the maintenance windows (notifying anyway): ${messageOf(error)}`);
+      return undefined;
+    });
+    if (!window) return false;
+    this.options.stats.inMaintenance += 1;
+    this.#log.debug(`${id} ${what} not notified: maintenance ${window.facts.id}`);
+    return true;
   }
 
   /** Resolves true after `ms`, or false if the pipeline stops first. */

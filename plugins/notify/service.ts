@@ -3,10 +3,13 @@ import {
 } from '../../core/plugin-api.js';
 import type { NotifyConfig } from './config-schema.js';
 import { DeliveryQueue } from './delivery-queue.js';
+import { ExpectationEvaluator } from './expectations/evaluator.js';
 import { describe } from './facts.js';
 import { FilterStore } from './filters.js';
 import { HttpSender } from './http-sender.js';
 import { warnWithoutBaseUrl } from './link-back.js';
+import { MaintenanceStore } from './maintenance/store.js';
+import { MaintenanceTracker, type HookedChannel } from './maintenance/tracker.js';
 import { Pipeline, type ChannelRuntime } from './pipeline.js';
 import { Redactor } from './redaction.js';
 import { ReminderStore } from './reminders.js';
@@ -16,7 +19,11 @@ import { ChannelStats, PipelineStats } from './stats.js';
 /** How often a channel without repeated work looks again whether a reload gave it some. */
 const IDLE_PERIOD_MS = 60_000;
 /** Keys of `notify` a reload applies at once. */
-const LIVE_KEYS: ReadonlySet<string> = new Set(['on', 'ignore-changes', 'base-url', 'max-filters']);
+const LIVE_KEYS: ReadonlySet<string> = new Set([
+  'on', 'ignore-changes', 'base-url', 'max-filters', 'maintenance', 'max-maintenance', 'expectations', 'expectations-forget-after',
+]);
+/** How often maintenance windows and fleet expectations are looked at (on the node holding their lease). */
+const ROUND_MS = 1000;
 
 /** A channel's rules: what it is told of; nothing while it is off. */
 function rulesOf(channel: NotificationChannel, config: NotifyConfig): ChannelRules {
@@ -30,6 +37,10 @@ function rulesOf(channel: NotificationChannel, config: NotifyConfig): ChannelRul
  */
 export class NotifyService {
   readonly filters: FilterStore;
+  readonly maintenance: MaintenanceStore;
+  #evaluator: ExpectationEvaluator | undefined;
+  /** Runs the maintenance round now (after a change made through this node's API). */
+  #maintenanceNow: () => void = () => undefined;
   readonly stats = new PipelineStats();
   readonly #reminders: ReminderStore;
   #channels: NotificationChannel[] = [];
@@ -40,7 +51,7 @@ export class NotifyService {
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #unsubscribe: (() => void)[] = [];
   #stopped = false;
-  /** The section whose `on`, `ignore-changes`, `base-url` and `max-filters` are in effect (a reload replaces it before `ctx.config`). */
+  /** The section whose live keys (`on`, `ignore-changes`, `base-url`, `max-filters`, windows, expectations) are in effect (a reload replaces it before `ctx.config`). */
   #rulesConfig: NotifyConfig;
 
   constructor(private readonly ctx: PluginContext<NotifyConfig>) {
@@ -48,6 +59,14 @@ export class NotifyService {
     this.filters = new FilterStore(state, () => this.#rulesConfig['max-filters']);
     this.#reminders = new ReminderStore(state);
     this.#rulesConfig = ctx.config;
+    this.maintenance = new MaintenanceStore({
+      state, recurring: () => this.#rulesConfig.maintenance, maxWindows: () => this.#rulesConfig['max-maintenance'], now: () => Date.now(),
+    });
+  }
+
+  /** A window was made or deleted through this node: act on it now. */
+  maintenanceChanged(): void {
+    this.#maintenanceNow();
   }
 
   start(): void {
@@ -57,6 +76,7 @@ export class NotifyService {
     const sender = new HttpSender({ timeoutMs: config.delivery.timeout, proxy: config.proxy, userAgent: ctx.outbound.userAgent, signal: ctx.signal });
     this.#sender = sender;
     const globalSecrets = proxySecrets(config.proxy);
+    const hooked: HookedChannel[] = [];
     for (const channel of this.#channels) {
       const stats = new ChannelStats();
       this.stats.channels.set(channel.name, stats);
@@ -79,14 +99,35 @@ export class NotifyService {
       });
       if (off) this.#unsubscribe.push(off);
       this.#periodically(channel, tools);
+      hooked.push({ name: channel.name, hook: () => channel.maintenance, enabled: () => channel.settings.enabled, tools });
     }
+    const baseUrl = () => (this.#rulesConfig['base-url'] || ctx.settings.address() || '').replace(/\/+$/, '');
     const pipeline = new Pipeline({
-      ctx, channels: this.#runtimes, filters: this.filters, reminders: this.#reminders, stats: this.stats,
-      baseUrl: () => (this.#rulesConfig['base-url'] || ctx.settings.address() || '').replace(/\/+$/, ''),
+      ctx, channels: this.#runtimes, filters: this.filters, reminders: this.#reminders, maintenance: this.maintenance, stats: this.stats, baseUrl,
     });
     this.#pipeline = pipeline;
     this.#stopConsuming = ctx.services.use(EVENT_OUTBOX)!.consume(pipeline.handle);
     if (config.reminder.period > 0) this.#every(config.reminder['check-interval'], () => pipeline.remind());
+    const state = () => ctx.services.use(SHARED_STATE)!;
+    const leases = () => ctx.services.use(LEASES)!;
+    const tracker = new MaintenanceTracker({
+      store: this.maintenance, registry: ctx.instances, state, leases, channels: hooked, log: ctx.log.child('maintenance'), now: () => Date.now(),
+      report: (changes, window) => pipeline.afterMaintenance(changes, window),
+    });
+    this.#maintenanceNow = this.#every(ROUND_MS, () => tracker.tick());
+    const evaluator = new ExpectationEvaluator({
+      registry: ctx.instances, state, leases, baseUrl, log: ctx.log.child('expectations'), now: () => Date.now(),
+      expectations: () => this.#rulesConfig.expectations,
+      forgetAfter: () => this.#rulesConfig['expectations-forget-after'],
+      inMaintenance: async (application, at) => (await this.maintenance.coveringApplication(application, at)) !== undefined,
+      stormOpen: () => pipeline.stormOpen,
+      announce: (notification) => pipeline.announce(notification),
+      heldBack: () => {
+        this.stats.inMaintenance += 1;
+      },
+    });
+    this.#evaluator = evaluator;
+    this.#every(ROUND_MS, () => evaluator.tick());
     warnWithoutBaseUrl(ctx, this.#channels);
     const names = this.#channels.map((channel) => `${channel.name} → ${channel.target}${channel.settings.enabled ? '' : ' (disabled)'}`);
     ctx.log.info(names.length > 0 ? `channels: ${names.join(', ')}` : 'no notification channel is loaded: add notify-webhook, notify-slack, ... to plugins');
@@ -115,9 +156,13 @@ export class NotifyService {
     await this.#sender?.close();
   }
 
-  /** The body of `GET /notifications`: settings, then each channel with its counters and recent deliveries, secrets masked. */
-  status(): Record<string, unknown> {
+  /**
+   * The body of `GET /notifications`: settings, the pipeline's counters, each channel with its
+   * counters and recent deliveries (secrets masked), and each application a fleet expectation covers.
+   */
+  async status(): Promise<Record<string, unknown>> {
     const config = this.ctx.config;
+    const expectations = await this.#evaluator?.view() ?? [];
     return {
       settings: {
         on: config.on,
@@ -128,11 +173,14 @@ export class NotifyService {
         reminderPeriod: config.reminder.period,
         filtersApi: config['filters-api'],
         maxFilters: this.#rulesConfig['max-filters'],
+        maxMaintenance: this.#rulesConfig['max-maintenance'],
+        expectationsForgetAfter: this.#rulesConfig['expectations-forget-after'],
         perInstanceRate: config['per-instance-rate'],
         proxy: config.proxy ? maskedUrl(config.proxy) : null,
       },
       pipeline: {
-        filtered: this.stats.filtered, held: this.stats.held, rateLimited: this.stats.rateLimited, summaries: this.stats.summaries, reminders: this.stats.reminders,
+        filtered: this.stats.filtered, held: this.stats.held, rateLimited: this.stats.rateLimited, inMaintenance: this.stats.inMaintenance,
+        summaries: this.stats.summaries, reminders: this.stats.reminders, expectations: this.stats.expectations,
       },
       channels: this.#channels.map((channel) => {
         const stats = this.stats.channels.get(channel.name) ?? new ChannelStats();
@@ -156,6 +204,7 @@ export class NotifyService {
           recent: stats.recent,
         };
       }),
+      expectations,
     };
   }
 
@@ -180,17 +229,31 @@ export class NotifyService {
     round();
   }
 
-  /** Runs `work` every `ms`, never two at once; a failure is logged and the next round runs. */
-  #every(ms: number, work: () => Promise<void>): void {
+  /**
+   * Runs `work` every `ms`, never two at once; a failure is logged and the next round runs.
+   * Returns a function that runs a round now (or right after the one running).
+   */
+  #every(ms: number, work: () => Promise<void>): () => void {
     let running = false;
-    this.#timers.push(setInterval(() => {
-      if (running) return;
+    let again = false;
+    const round = () => {
+      if (this.#stopped) return;
+      if (running) {
+        again = true;
+        return;
+      }
       running = true;
       work().catch((error: unknown) => this.ctx.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => {
           running = false;
+          if (again) {
+            again = false;
+            round();
+          }
         });
-    }, ms));
+    };
+    this.#timers.push(setInterval(round, ms));
+    return round;
   }
 }
 
