@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
+  applicationLines, applicationTitle, capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
   messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
 } from '../../core/plugin-api.js';
 
@@ -35,6 +35,7 @@ export function discordPayload(notification: Notification, templates: MessageTem
   let content: string;
   if (notification.kind === 'instance') content = instanceText(notification, templates, escapes.markdown);
   else if (notification.kind === 'group') content = joinLines([`**${groupTitle(notification)}**`, ...groupLines(notification, escapes.markdown)], 2000);
+  else if (notification.kind === 'application') content = joinLines([`**${applicationTitle(notification, escapes.markdown)}**`, ...applicationLines(notification, escapes.markdown)], 2000);
   else content = `**${summaryText(notification)}**`;
   return {
     content: capText(content, 2000),

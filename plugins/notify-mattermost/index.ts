@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
+  applicationLines, applicationTitle, capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
   messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
 } from '../../core/plugin-api.js';
 
@@ -30,6 +30,7 @@ export function mattermostPayload(notification: Notification, templates: Message
   let text: string;
   if (notification.kind === 'instance') text = instanceText(notification, templates, escapes.markdown);
   else if (notification.kind === 'group') text = joinLines([`**${groupTitle(notification)}**`, ...groupLines(notification, escapes.markdown)], 16000);
+  else if (notification.kind === 'application') text = joinLines([`**${applicationTitle(notification, escapes.markdown)}**`, ...applicationLines(notification, escapes.markdown)], 16000);
   else text = `**${summaryText(notification)}**`;
   return {
     text: capText(text, 16_000),

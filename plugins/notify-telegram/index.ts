@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines,
+  applicationLines, applicationTitle, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines,
   messageTemplatesOf, secret, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
 } from '../../core/plugin-api.js';
 
@@ -36,6 +36,7 @@ export function telegramPayload(notification: Notification, templates: MessageTe
   let text: string;
   if (notification.kind === 'instance') text = instanceText(notification, templates, escapes.html);
   else if (notification.kind === 'group') text = joinLines([`<b>${escapes.html(groupTitle(notification))}</b>`, ...groupLines(notification, escapes.html)], 4096);
+  else if (notification.kind === 'application') text = joinLines([`<b>${applicationTitle(notification, escapes.html)}</b>`, ...applicationLines(notification, escapes.html)], 4096);
   else text = `<b>${escapes.html(summaryText(notification))}</b>`;
   return {
     chat_id: config['chat-id'],
