@@ -119,15 +119,15 @@ export class MaintenanceTracker {
       this.options.log.info(`maintenance ${facts.id} ended: ${changes.length} instance${changes.length === 1 ? '' : 's'} changed status during it${changes.length > 0 ? ' (notified once, as changes from before the window)' : ''}`);
     }
     const early = now < Date.parse(facts.end);
-    const told: string[] = [];
+    // Channels still to hear of the end (a call that did not go through yet).
+    const waiting: string[] = [];
     for (const name of current.told) {
       const channel = this.options.channels.find((candidate) => candidate.name === name);
       const hook = channel?.hook();
-      if (!channel || !hook || !(await this.#attempt(channel, facts, 'end', now, () => hook.ended(facts, channel.tools, early)))) continue;
-      told.push(name);
+      if (channel && hook && !(await this.#attempt(channel, facts, 'end', now, () => hook.ended(facts, channel.tools, early)))) waiting.push(name);
     }
-    if (told.length === 0) await this.#open().delete(facts.key);
-    else if (told.length !== current.told.length) await this.#open().set(facts.key, JSON.stringify({ ...current, told }));
+    if (waiting.length === 0) await this.#open().delete(facts.key);
+    else if (waiting.length !== current.told.length) await this.#open().set(facts.key, JSON.stringify({ ...current, told: waiting }));
   }
 
   /**
