@@ -127,6 +127,9 @@ export class NotifyService {
       },
     });
     this.#evaluator = evaluator;
+    this.#unsubscribe.push(ctx.bus.on('instance.changed', ({ event, instance }) => {
+      if (event.type === 'DEREGISTERED' && instance.registration) evaluator.departed(instance.registration.name);
+    }));
     this.#every(ROUND_MS, () => evaluator.tick());
     warnWithoutBaseUrl(ctx, this.#channels);
     const names = this.#channels.map((channel) => `${channel.name} → ${channel.target}${channel.settings.enabled ? '' : ' (disabled)'}`);

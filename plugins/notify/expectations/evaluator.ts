@@ -55,6 +55,8 @@ interface Compiled {
 
 /** Instances listed in a notification at most. */
 const LISTED = 50;
+/** Applications remembered between two rounds as having lost an instance (a mass deregistration is bounded). */
+const MAX_DEPARTED = 10_000;
 const LEASE = 'notify-expectations';
 
 /**
@@ -65,8 +67,10 @@ const LEASE = 'notify-expectations';
  * whose last instance left counts as 0 UP ("orders has disappeared") until
  * `expectations-forget-after`, when it is no longer expected (a RECOVERED with `forgotten`, so an
  * incident opened for it is closed). Only shortfalls are kept, in `SHARED_STATE`, so another node
- * carries on where this one stopped; which applications were there a moment ago is this node's
- * memory (a node that just took over learns it in one round).
+ * carries on where this one stopped. That an application was there is known from the last round
+ * and from each deregistration, which every node hears of (`departed`); an application whose last
+ * instance left while no node held the lease is not missed by the next holder only if it was short
+ * already (kept).
  */
 export class ExpectationEvaluator {
   #compiled: { readonly source: readonly ExpectationConfig[]; readonly list: readonly Compiled[] } | undefined;
@@ -74,6 +78,8 @@ export class ExpectationEvaluator {
   #present: Set<string> | undefined;
   /** No expectation is configured and none is kept: a round reads nothing until the config brings some. */
   #idle = false;
+  /** Applications an instance of which deregistered since the last round: looked at even if no round saw them with instances. */
+  #departed = new Set<string>();
 
   constructor(private readonly options: EvaluatorOptions) {}
 
@@ -93,7 +99,14 @@ export class ExpectationEvaluator {
     return this.#expectations().find((expectation) => expectation.matches(name))?.config;
   }
 
+  /** An instance of `application` deregistered (every node hears of it): if it was the last one, the next round notices. */
+  departed(application: string): void {
+    if (this.#departed.size < MAX_DEPARTED && this.#expectationOf(application)) this.#departed.add(application);
+  }
+
   async tick(): Promise<void> {
+    const departed = this.#departed;
+    this.#departed = new Set();
     if (!this.options.leases().lease(LEASE).held) {
       this.#present = undefined;
       return;
@@ -117,8 +130,9 @@ export class ExpectationEvaluator {
       present.add(name);
       names.add(name);
     }
-    // Present at the last round and gone now: the last instance left in between.
+    // Present at the last round, or one of its instances left since: its last instance may have gone.
     for (const name of this.#present ?? []) names.add(name);
+    for (const name of departed) names.add(name);
     for (const name of names) {
       const before = kept.get(name);
       const after = await this.#judge(name, byApplication.get(name) ?? [], before, now);
