@@ -215,8 +215,8 @@ export interface NotificationChannel {
   close?(): Promise<void>;
   /**
    * For a channel whose section can change while running (a reload; `defineChannel` does it):
-   * `listener` runs after each change, and `notify` reads `settings`, `target`, `secrets` and
-   * `periodic` again. Returns the function that unsubscribes.
+   * `listener` runs after each change, and `notify` reads `settings`, `target`, `secrets`,
+   * `periodic` and `maintenance` again. Returns the function that unsubscribes.
    */
   onChange?(listener: () => void): () => void;
 }

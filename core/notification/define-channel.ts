@@ -50,6 +50,10 @@ export class LiveChannel implements NotificationChannel {
     return this.#current?.periodic;
   }
 
+  get maintenance(): NotificationChannel['maintenance'] {
+    return this.#current?.maintenance;
+  }
+
   deliver(notification: Notification, tools: DeliveryTools): Promise<Attempt> {
     const current = this.#current;
     if (!current) return Promise.resolve({ outcome: 'failed', reason: 'the channel is no longer configured' });
