@@ -3,6 +3,7 @@ import { ApiError, apiUrl, getJson, messageOf, post } from '../api';
 import { formatInstant } from '../format';
 import { href } from '../router';
 import { useStore } from '../store';
+import { MaintenanceCards } from './maintenance-cards';
 
 /** `GET /notifications`, as far as this page reads it (secrets come masked). */
 interface DeliveryRecord {
@@ -101,6 +102,7 @@ export function NotificationsPage() {
       </p>
       <Channels channels={channels} />
       <Filters filters={filters} onChange={refresh} />
+      <MaintenanceCards />
       <Recent channels={channels} />
     </section>
   );
