@@ -1,5 +1,5 @@
 import {
-  LEASES, type ApplicationNotification, type GroupNotification, type InstanceNotification, type Logger, type MaintenanceWindowFacts,
+  LEASES, OccasionalWarning, type ApplicationNotification, type GroupNotification, type InstanceNotification, type Logger, type MaintenanceWindowFacts,
   type NotifiedInstanceEventType, type OutboxItem, type PluginContext, type SummaryNotification,
 } from '../../core/plugin-api.js';
 import { Batcher, type Entry } from './batcher.js';
@@ -63,12 +63,15 @@ export class Pipeline {
    * reach the batcher (and the channels) in the order they were recorded.
    */
   readonly #lastArrival = new Map<string, Promise<void>>();
+  /** Windows that cannot be read (Redis away) are said once a minute, not once per change. */
+  readonly #unreadableWindows: OccasionalWarning;
   #stopped = false;
 
   constructor(private readonly options: PipelineOptions) {
     const config = options.ctx.config;
     this.#config = config;
     this.#log = options.ctx.log;
+    this.#unreadableWindows = new OccasionalWarning(this.#log, 60_000);
     this.#reminderStatuses = new Set(config.reminder.statuses.map((status) => status.toUpperCase()));
     this.#batcher = new Batcher({
       groupWindowMs: config['group-window'],
@@ -364,7 +367,7 @@ export class Pipeline {
   /** Whether a maintenance window over the instance ran at `at`; counted and logged when so. A window store that cannot be read holds nothing back. */
   async #inMaintenance(id: string, application: string, at: number, what: string): Promise<boolean> {
     const window = await this.options.maintenance.covering(id, application, at).catch((error: unknown) => {
-      this.#log.warn(`cannot read the maintenance windows (notifying anyway): ${messageOf(error)}`);
+      this.#unreadableWindows.note(() => `cannot read the maintenance windows (notifying anyway): ${messageOf(error)}`);
       return undefined;
     });
     if (!window) return false;

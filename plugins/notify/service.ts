@@ -1,5 +1,5 @@
 import {
-  EVENT_OUTBOX, LEASES, NOTIFICATION_CHANNEL, SHARED_STATE, maskedUrl, type DeliveryTools, type NotificationChannel, type PluginContext,
+  EVENT_OUTBOX, LEASES, NOTIFICATION_CHANNEL, OccasionalWarning, SHARED_STATE, maskedUrl, type DeliveryTools, type NotificationChannel, type PluginContext,
 } from '../../core/plugin-api.js';
 import type { NotifyConfig } from './config-schema.js';
 import { DeliveryQueue } from './delivery-queue.js';
@@ -114,7 +114,7 @@ export class NotifyService {
       store: this.maintenance, registry: ctx.instances, state, leases, channels: hooked, log: ctx.log.child('maintenance'), now: () => Date.now(),
       report: (changes, window) => pipeline.afterMaintenance(changes, window),
     });
-    this.#maintenanceNow = this.#every(ROUND_MS, () => tracker.tick());
+    this.#maintenanceNow = this.#every(ROUND_MS, () => tracker.tick(), new OccasionalWarning(ctx.log, 60_000));
     const evaluator = new ExpectationEvaluator({
       registry: ctx.instances, state, leases, baseUrl, log: ctx.log.child('expectations'), now: () => Date.now(),
       expectations: () => this.#rulesConfig.expectations,
@@ -130,7 +130,7 @@ export class NotifyService {
     this.#unsubscribe.push(ctx.bus.on('instance.changed', ({ event, instance }) => {
       if (event.type === 'DEREGISTERED' && instance.registration) evaluator.departed(instance.registration.name);
     }));
-    this.#every(ROUND_MS, () => evaluator.tick());
+    this.#every(ROUND_MS, () => evaluator.tick(), new OccasionalWarning(ctx.log, 60_000));
     warnWithoutBaseUrl(ctx, this.#channels);
     const names = this.#channels.map((channel) => `${channel.name} → ${channel.target}${channel.settings.enabled ? '' : ' (disabled)'}`);
     ctx.log.info(names.length > 0 ? `channels: ${names.join(', ')}` : 'no notification channel is loaded: add notify-webhook, notify-slack, ... to plugins');
@@ -233,10 +233,11 @@ export class NotifyService {
   }
 
   /**
-   * Runs `work` every `ms`, never two at once; a failure is logged and the next round runs.
+   * Runs `work` every `ms`, never two at once; a failure is logged (through `warning`, when rounds
+   * are frequent: a Redis outage must not write a line a second) and the next round runs.
    * Returns a function that runs a round now (or right after the one running).
    */
-  #every(ms: number, work: () => Promise<void>): () => void {
+  #every(ms: number, work: () => Promise<void>, warning?: OccasionalWarning): () => void {
     let running = false;
     let again = false;
     const round = () => {
@@ -246,7 +247,11 @@ export class NotifyService {
         return;
       }
       running = true;
-      work().catch((error: unknown) => this.ctx.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
+      work().catch((error: unknown) => {
+        const message = `periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`;
+        if (warning) warning.note(() => message);
+        else this.ctx.log.warn(message);
+      })
         .finally(() => {
           running = false;
           if (again) {

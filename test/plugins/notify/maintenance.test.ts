@@ -169,4 +169,17 @@ test('a notification filter still silences a change reported after maintenance; 
   assert.is(payments.requests.filter((request) => (request.json as WebhookBody & { reminder: boolean }).reminder).length, 1);
 });
 
+test('GET /metrics: changes held back by a window are counted under reason="in-maintenance"', async () => {
+  const receiver = await Receiver.start();
+  receivers.push(receiver);
+  tk = await notifyKernel(['notify-webhook', 'metrics'], { notify: { 'per-instance-rate': 0 }, 'notify-webhook': { url: receiver.url } });
+  const id = await registerInstance(tk, 'orders');
+  await window(tk, { instances: [id], duration: '1h' });
+  await setStatus(tk, id, 'UP');
+  await setStatus(tk, id, 'DOWN');
+  await eventually(async () => (await notificationsStatus(tk!)).pipeline.inMaintenance === 2, 'both changes held back');
+  const metrics = (await call('GET', `${tk.url}/metrics`)).text;
+  assert.ok(metrics.includes('vigil_notification_changes_kept_back_total{reason="in-maintenance"} 2'), metrics);
+});
+
 test.run();
