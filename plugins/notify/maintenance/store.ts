@@ -8,7 +8,7 @@ const CACHE_MS = 1000;
  * How long a window made through the API is kept after its end: a change recorded inside it and
  * still on its way (a `hold`) is held all the same, and the tracker can report its end.
  */
-export const RETAIN_AFTER_END_MS = 3_600_000;
+const RETAIN_AFTER_END_MS = 3_600_000;
 const PREFIX = 'M-';
 
 /** `POST /maintenance` beyond `notify.max-maintenance`. */
@@ -148,11 +148,6 @@ export class MaintenanceStore {
   /** A window over the whole application (by name) at `at`: what holds its expectations back. */
   async coveringApplication(application: string, at: number): Promise<ActiveWindow | undefined> {
     return this.#active(await this.#snapshot(), at).find((window) => window.scope.coversApplication(application));
-  }
-
-  /** Whether the API window `id` was deleted while it ran (else it ran out or is gone). */
-  async endedEarly(id: string): Promise<boolean> {
-    return (await this.#read()).windows.find((window) => window.id === id)?.stored.endedEarly === true;
   }
 
   #active(snapshot: Snapshot, at: number): ActiveWindow[] {
