@@ -124,8 +124,9 @@ export interface ApplicationNotification {
   /** No instance is registered: its last one deregistered or was removed. */
   readonly disappeared: boolean;
   /**
-   * `APPLICATION_RECOVERED` only: the expectation was dropped because the application stayed
-   * without any instance for `notify.expectations-forget-after`, not because it holds again.
+   * `APPLICATION_RECOVERED` only: the expectation was dropped, not met again: the application
+   * stayed without any instance for `notify.expectations-forget-after` (`disappeared`), or the
+   * config no longer has an expectation for it (`required` is then 0).
    */
   readonly forgotten: boolean;
   /** Since when it has been below the requirement (DEGRADED), or when it holds again (RECOVERED). */

@@ -10,6 +10,7 @@ import { MAX_GROUP_LINES } from './texts.js';
  * - "orders has disappeared: no instance registered, 2 required UP"
  * - "orders has recovered: 2 of 2 instances UP, 2 required"
  * - "orders is no longer expected: no instance registered since 2026-03-29T01:00:00.000Z"
+ * - "orders is no longer expected: no expectation covers it any more" (the config changed)
  */
 export function applicationTitle(n: ApplicationNotification, escape: Escape): string {
   const name = escape(capText(n.application, MAX_VALUE_LENGTH));
@@ -17,7 +18,7 @@ export function applicationTitle(n: ApplicationNotification, escape: Escape): st
     if (n.disappeared) return `${name} has disappeared: no instance registered, ${n.required} required UP`;
     return `${name} is degraded: ${n.up} of ${n.total} instance${n.total === 1 ? '' : 's'} UP, ${n.required} required`;
   }
-  if (n.forgotten) return `${name} is no longer expected: no instance registered since ${n.since}`;
+  if (n.forgotten) return n.disappeared ? `${name} is no longer expected: no instance registered since ${n.since}` : `${name} is no longer expected: no expectation covers it any more`;
   return `${name} has recovered: ${n.up} of ${n.total} instance${n.total === 1 ? '' : 's'} UP, ${n.required} required`;
 }
 

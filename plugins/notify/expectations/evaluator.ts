@@ -149,7 +149,11 @@ export class ExpectationEvaluator {
   async #judge(name: string, instances: readonly Instance[], before: Shortfall | undefined, now: number): Promise<Shortfall | undefined> {
     const expectation = this.#expectationOf(name);
     if (!expectation) {
-      if (before?.degraded) this.options.log.info(`${oneLine(name)} no longer matches any notify.expectations entry: no longer expected`);
+      // The config changed: an incident opened for the application must not stay open for ever.
+      if (before?.degraded) {
+        this.options.log.info(`${oneLine(name)} no longer matches any notify.expectations entry: no longer expected`);
+        await this.options.announce(this.#notification('APPLICATION_RECOVERED', name, instances, 0, before, now, true));
+      }
       return undefined;
     }
     const required = expectation['min-up'];

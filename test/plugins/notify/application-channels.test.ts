@@ -30,6 +30,8 @@ test('application texts: degraded, disappeared, recovered, forgotten; instances 
   assert.is(applicationTitle(degraded({ application: 'orders', type: 'APPLICATION_RECOVERED', up: 1, total: 1, required: 1 }), plain), 'orders has recovered: 1 of 1 instance UP, 1 required');
   assert.is(applicationTitle(degraded({ application: 'orders', type: 'APPLICATION_RECOVERED', forgotten: true, disappeared: true, total: 0, up: 0, instances: [] }), plain),
     'orders is no longer expected: no instance registered since 2026-11-22T10:00:00.000Z');
+  assert.is(applicationTitle(degraded({ application: 'orders', type: 'APPLICATION_RECOVERED', forgotten: true, required: 0 }), plain),
+    'orders is no longer expected: no expectation covers it any more');
   assert.equal(applicationLines(degraded(), plain), ['a1 is DOWN', 'b2 is OFFLINE', 'c3 is UP']);
   const many = Array.from({ length: 50 }, (_, i) => ({ id: `i${i}`, status: 'DOWN' }));
   const lines = applicationLines(degraded({ instances: many, total: 80 }), plain);

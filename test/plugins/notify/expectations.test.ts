@@ -152,6 +152,20 @@ test('expectations: a maintenance window over the application holds its verdict 
   assert.equal(applicationBodies().map((n) => n.application), ['payments']);
 });
 
+test('expectations: a reload that drops the expectation of a degraded application closes its incident (RECOVERED, forgotten)', async () => {
+  const k = await kernel({ expectations: [{ applications: ['payments'], 'min-up': 1, for: '200ms' }] });
+  const id = await registerInstance(k, 'payments');
+  await setStatus(k, id, 'UP');
+  await setStatus(k, id, 'DOWN');
+  await receiver!.received(1, isApplication, 10_000);
+  await k.reload({ notify: { 'per-instance-rate': 0, expectations: [] }, 'notify-webhook': { url: `${receiver!.url}/hook` } });
+  const [, closed] = await receiver!.received(2, isApplication, 10_000);
+  const body = closed!.json as ApplicationBody;
+  assert.equal([body.type, body.forgotten, body.disappeared, body.required, body.text],
+    ['APPLICATION_RECOVERED', true, false, 0, 'payments is no longer expected: no expectation covers it any more']);
+  assert.equal(((await notificationsStatus(k)) as unknown as { expectations: unknown[] }).expectations, []);
+});
+
 test('expectations: in every channel\'s default `on`; a channel whose `on` leaves them out hears none', async () => {
   const k = await kernel({ expectations: [{ applications: ['payments'], 'min-up': 1, for: '200ms' }] }, { on: ['STATUS_CHANGED'] });
   const status = await notificationsStatus(k) as unknown as { settings: { on: string[] }; channels: { on: string[] }[] };

@@ -29,6 +29,7 @@ export default function ApplicationPage({ name, tab }: { name: string; tab: stri
     return (
       <section class="page">
         <p class="back"><a href={href()}>← Applications</a></p>
+        <ShortfallNote shortfall={shortfallOf(overlay, name)} />
         <div class="empty"><h2>No instance of {name} is registered</h2></div>
       </section>
     );
@@ -138,7 +139,7 @@ function MaintenanceNote({ windows }: { windows: readonly MaintenanceWindow[] })
 
 function ShortfallNote({ shortfall }: { shortfall: ExpectationState | undefined }) {
   if (!shortfall) return null;
-  const verdict = shortfall.state === 'degraded' ? 'Degraded' : 'Below its expectation';
+  const verdict = shortfall.state === 'degraded' ? 'Degraded' : shortfall.state === 'disappeared' ? 'Disappeared' : 'Below its expectation';
   return (
     <p class={`note shortfall-note ${shortfall.state}`} role="status">
       {verdict}: {shortfall.up} of {shortfall.total} instance{shortfall.total === 1 ? '' : 's'} UP, {shortfall.minUp} required
