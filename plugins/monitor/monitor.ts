@@ -1,4 +1,5 @@
-import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Instance, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import type { Instance } from '../../core/domain/index.js';
 import { CheckMetrics } from './check-metrics.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
@@ -11,7 +12,7 @@ import { InfoUpdater } from './info-updater.js';
 import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
 import { IntervalCheck } from './interval-check.js';
 import { OfflineRemoval } from './offline-removal.js';
-import { statusCallCutOff, StatusUpdater } from './status-updater.js';
+import { StatusUpdater, statusCallCutOff } from './status-updater.js';
 import { subscribeTriggers, type Checks } from './triggers.js';
 
 interface Running {
@@ -60,9 +61,10 @@ export class Monitor {
     ctx.services.provide(HEALTH_GROUPS, this.#groups);
   }
 
-  start(ctx: PluginContext<MonitorConfig>): void {
+  start(): void {
+    const ctx = this.#ctx;
     const config = ctx.config;
-    const { instances: registry, log } = ctx;
+    const { registry, log } = ctx;
     warnAboutTimeouts(config, log);
     const strategies = ctx.services.collect(DETECTION_STRATEGY);
     if (strategies.length === 0) log.info('no detection strategy loaded: endpoints are not detected');
@@ -120,7 +122,8 @@ export class Monitor {
    * retries, damping, concurrency and the foreign-endpoint rule. No call in flight is cut and no
    * connection dropped. Returns the keys that need a restart (the connection pool's size).
    */
-  reload(ctx: PluginContext<MonitorConfig>, config: MonitorConfig): string[] {
+  reload(config: MonitorConfig): string[] {
+    const ctx = this.#ctx;
     const running = this.#running;
     const before = ctx.config;
     warnAboutTimeouts(config, ctx.log);
@@ -161,7 +164,7 @@ export class Monitor {
 
   /** The ENDPOINT_DETECTOR service: detect on first demand (e.g. a proxy request). */
   async ensureDetected(id: string): Promise<Instance | undefined> {
-    const registry = this.#ctx.instances;
+    const registry = this.#ctx.registry;
     const instance = registry.get(id);
     const running = this.#running;
     if (!running || !instance?.registered || instance.endpoints.length > 0 || !EndpointDetector.applies(instance)) return instance;

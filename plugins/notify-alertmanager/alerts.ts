@@ -1,6 +1,6 @@
 import {
   applicationTitle, escapes, instanceText, summaryText, type ApplicationNotification, type InstanceNotification, type MessageTemplates, type SummaryNotification,
-} from '../../core/plugin-api.js';
+} from '../../core/kits/notify-channel/index.js';
 
 /** An alert as Alertmanager's API v2 takes it (`POST /api/v2/alerts`, an array of these). */
 export interface Alert {

@@ -1,6 +1,7 @@
+import type { SharedMap } from '../../core/plugin-api.js';
 import {
-  globRegExpSource, type Attempt, type DeliveryTools, type MaintenanceHook, type MaintenanceWindowFacts, type SharedMap,
-} from '../../core/plugin-api.js';
+  globRegExpSource, type Attempt, type DeliveryTools, type MaintenanceHook, type MaintenanceWindowFacts,
+} from '../../core/kits/notify-channel/index.js';
 
 /** A matcher of Alertmanager's API v2 (`isEqual: false` would mean `!=` / `!~`). */
 export interface Matcher {

@@ -1,6 +1,6 @@
-import {
-  EVENT_OUTBOX, LEASES, NOTIFICATION_CHANNEL, OccasionalWarning, SHARED_STATE, maskedUrl, type DeliveryTools, type NotificationChannel, type PluginContext,
-} from '../../core/plugin-api.js';
+import { EVENT_OUTBOX, LEASES, OccasionalWarning, SHARED_STATE, messageOf, type PluginContext } from '../../core/plugin-api.js';
+import type { NotificationsStatus } from '../../core/domain/index.js';
+import { NOTIFICATION_CHANNEL, maskedUrl, type DeliveryTools, type NotificationChannel } from '../../core/kits/notify-channel/index.js';
 import type { NotifyConfig } from './config-schema.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import { ExpectationEvaluator } from './expectations/evaluator.js';
@@ -111,12 +111,12 @@ export class NotifyService {
     const state = () => ctx.services.use(SHARED_STATE)!;
     const leases = () => ctx.services.use(LEASES)!;
     const tracker = new MaintenanceTracker({
-      store: this.maintenance, registry: ctx.instances, state, leases, channels: hooked, log: ctx.log.child('maintenance'), now: () => Date.now(),
+      store: this.maintenance, registry: ctx.registry, state, leases, channels: hooked, log: ctx.log.child('maintenance'), now: () => Date.now(),
       report: (changes, window) => pipeline.afterMaintenance(changes, window),
     });
     this.#maintenanceNow = this.#every(ROUND_MS, () => tracker.tick(), new OccasionalWarning(ctx.log, 60_000));
     const evaluator = new ExpectationEvaluator({
-      registry: ctx.instances, state, leases, baseUrl, log: ctx.log.child('expectations'), now: () => Date.now(),
+      registry: ctx.registry, state, leases, baseUrl, log: ctx.log.child('expectations'), now: () => Date.now(),
       expectations: () => this.#rulesConfig.expectations,
       forgetAfter: () => this.#rulesConfig['expectations-forget-after'],
       inMaintenance: async (application, at) => (await this.maintenance.coveringApplication(application, at)) !== undefined,
@@ -163,7 +163,7 @@ export class NotifyService {
    * The body of `GET /notifications`: settings, the pipeline's counters, each channel with its
    * counters and recent deliveries (secrets masked), and each application a fleet expectation covers.
    */
-  async status(): Promise<Record<string, unknown>> {
+  async status(): Promise<NotificationsStatus> {
     const config = this.ctx.config;
     const expectations = await this.#evaluator?.view() ?? [];
     return {
@@ -222,7 +222,7 @@ export class NotifyService {
         this.#timers.splice(this.#timers.indexOf(timer), 1);
         const work = periodic && channel.settings.enabled && this.ctx.services.use(LEASES)!.lease(channel.name).held ? periodic.run(tools) : Promise.resolve();
         // The channel's logger: an error may quote a receiver's answer, and with it a secret.
-        work.catch((error: unknown) => tools.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
+        work.catch((error: unknown) => tools.log.warn(`periodic notification work failed: ${messageOf(error)}`))
           .finally(() => {
             if (!this.#stopped) round();
           });
@@ -248,7 +248,7 @@ export class NotifyService {
       }
       running = true;
       work().catch((error: unknown) => {
-        const message = `periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`;
+        const message = `periodic notification work failed: ${messageOf(error)}`;
         if (warning) warning.note(() => message);
         else this.ctx.log.warn(message);
       })

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import {
-  globMatcher, severity, type ApplicationNotification, type Instance, type Leases, type Logger, type Registry, type SharedMap, type SharedState,
-} from '../../../core/plugin-api.js';
+import type { Leases, Logger, Registry, SharedMap, SharedState } from '../../../core/plugin-api.js';
+import { globMatcher, severity, type ExpectationStatus, type Instance } from '../../../core/domain/index.js';
+import type { ApplicationNotification } from '../../../core/kits/notify-channel/index.js';
 import type { ExpectationConfig } from './config.js';
 
 /** What is kept of an application that is short of its expectation (map `notify.expectations`, keyed by name). */
@@ -17,17 +17,7 @@ interface Shortfall {
 }
 
 /** One application as `GET /notifications` shows it under `expectations`. */
-export interface ExpectationView {
-  readonly application: string;
-  readonly minUp: number;
-  readonly for: number;
-  readonly up: number;
-  readonly total: number;
-  /** `ok`; `below` (short, for less than `for` yet, or held back); `degraded` (announced); `disappeared` (no instance, announced or not). */
-  readonly state: 'ok' | 'below' | 'degraded' | 'disappeared';
-  /** Since when it is short (ISO-8601), or null when it is not. */
-  readonly since: string | null;
-}
+export type ExpectationView = ExpectationStatus;
 
 export interface EvaluatorOptions {
   readonly registry: Registry;

@@ -1,4 +1,4 @@
-import type { Instance, InstanceEvent } from '../../../core/plugin-api.js';
+import type { Instance, InstanceEvent } from '../../../core/domain/index.js';
 
 /**
  * The status an instance had at `at`, read from its recorded history (the same on every node),

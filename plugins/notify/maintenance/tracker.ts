@@ -1,6 +1,6 @@
-import type {
-  Attempt, DeliveryTools, Instance, Leases, Logger, MaintenanceHook, MaintenanceWindowFacts, Registry, SharedMap, SharedState,
-} from '../../../core/plugin-api.js';
+import type { Leases, Logger, Registry, SharedMap, SharedState } from '../../../core/plugin-api.js';
+import type { Instance } from '../../../core/domain/index.js';
+import type { Attempt, DeliveryTools, MaintenanceHook, MaintenanceWindowFacts } from '../../../core/kits/notify-channel/index.js';
 import { sameNotifiedStatus } from '../status-class.js';
 import { statusAt } from './baseline.js';
 import type { MaintenanceStore } from './store.js';

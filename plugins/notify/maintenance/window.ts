@@ -1,4 +1,5 @@
-import { globMatcher, type MaintenanceWindowFacts } from '../../../core/plugin-api.js';
+import { globMatcher } from '../../../core/domain/index.js';
+import type { MaintenanceWindowFacts } from '../../../core/kits/notify-channel/index.js';
 import type { RecurringWindowConfig } from './config.js';
 import { Schedule, type Occurrence } from './recurring.js';
 

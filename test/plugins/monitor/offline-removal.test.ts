@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Instance, type Logger, type Registry } from '../../../core/plugin-api.js';
+import type { Logger, Registry } from '../../../core/plugin-api.js';
+import type { Instance } from '../../../core/domain/index.js';
 import { OfflineRemoval } from '../../../plugins/monitor/offline-removal.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { eventually } from '../../support/http.js';
@@ -61,7 +62,7 @@ test('deregister-offline-after: the monitor deregisters a dead instance (a DEREG
   const alive = await FakeActuator.start();
   const tk = await monitorKernel({ 'deregister-offline-after': '400ms', 'status-max-backoff': '100ms' });
   try {
-    const discovered = (await tk.kernel.instances.register({
+    const discovered = (await tk.kernel.registry.register({
       name: 'discovered', healthUrl: `${dead.managementUrl}/discovered/health`, managementUrl: null, serviceUrl: null, source: 'discovery', metadata: {},
     })).id;
     dead.on('GET', '/discovered/health', { handler: (req) => { deadChecks += 1; req.socket.destroy(); } });
@@ -69,17 +70,17 @@ test('deregister-offline-after: the monitor deregisters a dead instance (a DEREG
     const id = await register(tk, dead.registration('dead'));
     await eventOf(tk, id, 'STATUS_CHANGED', (e) => e.statusInfo.status === 'OFFLINE');
     const gone = await eventOf(tk, id, 'DEREGISTERED', undefined, 5000);
-    const offline = tk.kernel.instances.eventsOf(id).find((e) => e.type === 'STATUS_CHANGED' && e.statusInfo.status === 'OFFLINE')!;
+    const offline = tk.kernel.registry.eventsOf(id).find((e) => e.type === 'STATUS_CHANGED' && e.statusInfo.status === 'OFFLINE')!;
     assert.ok(Date.parse(gone.timestamp) - Date.parse(offline.timestamp) >= 400, 'not before the span');
     // The line is written once the deregistration's write resolves, just after the event is out.
     await eventually(() => tk.logs().some((line) => line.includes(`deregistered dead (${id}): OFFLINE since ${offline.timestamp}, longer than monitor.deregister-offline-after (400 ms)`)), 'the log line');
     // The discovered instance was OFFLINE before the other one and is checked on: it stays.
     const checksNow = deadChecks;
     await eventually(() => deadChecks >= checksNow + 4, 'more checks of the discovered instance');
-    assert.is(tk.kernel.instances.get(discovered)!.statusInfo.status, 'OFFLINE');
-    assert.ok(tk.kernel.instances.get(discovered)!.registered, 'left to its source');
-    assert.ok(tk.kernel.instances.get(up)!.registered);
-    assert.is(tk.kernel.instances.get(up)!.statusInfo.status, 'UP');
+    assert.is(tk.kernel.registry.get(discovered)!.statusInfo.status, 'OFFLINE');
+    assert.ok(tk.kernel.registry.get(discovered)!.registered, 'left to its source');
+    assert.ok(tk.kernel.registry.get(up)!.registered);
+    assert.is(tk.kernel.registry.get(up)!.statusInfo.status, 'UP');
   } finally {
     await tk.stop();
     await dead.close();
@@ -107,8 +108,8 @@ test('deregister-offline-after: an instance that comes back in time stays (the s
     // Checked on, UP, past the moment the span would have ended had it stayed OFFLINE.
     const due = Date.parse(offline.timestamp) + 1000;
     await eventually(() => checks.filter((at) => at > due).length >= 3, 'checks after the span');
-    assert.ok(tk.kernel.instances.get(id)!.registered);
-    assert.not.ok(tk.kernel.instances.eventsOf(id).some((e) => e.type === 'DEREGISTERED'));
+    assert.ok(tk.kernel.registry.get(id)!.registered);
+    assert.not.ok(tk.kernel.registry.eventsOf(id).some((e) => e.type === 'DEREGISTERED'));
   } finally {
     await tk.stop();
     await flaky.close();

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applicationLines, applicationTitle, escapes, parseTemplate, type ApplicationNotification, type MessageTemplates } from '../../../core/plugin-api.js';
+import { applicationLines, applicationTitle, escapes, parseTemplate, type ApplicationNotification, type MessageTemplates } from '../../../core/kits/notify-channel/index.js';
 import { discordPayload } from '../../../plugins/notify-discord/index.js';
 import { mailContent } from '../../../plugins/notify-mail/mail-body.js';
 import { mattermostPayload } from '../../../plugins/notify-mattermost/index.js';

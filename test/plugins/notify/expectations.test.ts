@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { call, eventually } from '../../support/http.js';
 import { Receiver, type Received } from './receiver.js';
 import { notificationsStatus, notifyKernel, registerInstance, setStatus } from './support.js';
@@ -46,7 +46,7 @@ test('expectations: fewer than min-up UP for `for` is one APPLICATION_DEGRADED w
   for (const id of [a, b, other]) await setStatus(k, id, 'UP');
   await setStatus(k, other, 'DOWN');
   await setStatus(k, b, 'DOWN');
-  const down = Date.parse(k.kernel.instances.get(b)!.statusTimestamp);
+  const down = Date.parse(k.kernel.registry.get(b)!.statusTimestamp);
   const [degraded] = await receiver!.received(1, isApplication, 10_000);
   const body = degraded!.json as ApplicationBody;
   const since = Date.parse(body.since);
@@ -99,7 +99,7 @@ test('expectations: an application whose last instance left has disappeared (0 U
   const k = await kernel({ expectations: [{ applications: ['orders'], 'min-up': 1, for: '500ms' }], 'expectations-forget-after': '3s' });
   const id = await registerInstance(k, 'orders');
   await setStatus(k, id, 'UP');
-  await k.kernel.instances.deregister(id);
+  await k.kernel.registry.deregister(id);
   const [gone] = await receiver!.received(1, isApplication, 10_000);
   const body = gone!.json as ApplicationBody;
   assert.equal({ ...body, timestamp: '', since: '' }, {
@@ -122,7 +122,7 @@ test('expectations: an application that comes back after disappearing recovers',
   const k = await kernel({ expectations: [{ applications: ['orders'], 'min-up': 1, for: '300ms' }] });
   const id = await registerInstance(k, 'orders');
   await setStatus(k, id, 'UP');
-  await k.kernel.instances.deregister(id);
+  await k.kernel.registry.deregister(id);
   await receiver!.received(1, isApplication, 10_000);
   const again = await registerInstance(k, 'orders');
   await setStatus(k, again, 'UP');

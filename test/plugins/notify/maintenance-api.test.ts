@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin, type TestKernel } from '../../../core/testing.js';
+import { checkPlugin, type TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 import { notifyKernel } from './support.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { call, eventually } from '../../support/http.js';
 import { Receiver, type Received } from './receiver.js';
 import { notificationsStatus, registerInstance, notifyKernel, setStatus, urlsOf } from './support.js';
@@ -71,7 +71,7 @@ test('a window holds back its applications\' notifications for both teams; its e
   assert.is((await call('DELETE', `${kernel.url}/maintenance/${id}`)).status, 204);
   const [, after] = await payments.received(2);
   const [, text] = await orders.received(2);
-  const event = kernel.kernel.instances.eventsOf(api).at(-1)!;
+  const event = kernel.kernel.registry.eventsOf(api).at(-1)!;
   assert.equal(after!.json, {
     id: `${api}-${event.version}-after-M-1`,
     type: 'STATUS_CHANGED',

@@ -1,9 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { changeStatusCommand, type Attempt, type DeliveryTools, type Logger, type MaintenanceWindowFacts } from '../../../core/plugin-api.js';
+import { changeStatusCommand, type Logger } from '../../../core/plugin-api.js';
+import type { Attempt, DeliveryTools, MaintenanceWindowFacts } from '../../../core/kits/notify-channel/index.js';
 import { SINGLE_NODE_LEASES } from '../../../core/contract/coordination.js';
 import { LocalSharedState } from '../../../core/contract/shared-state.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import type { RecurringWindowConfig } from '../../../plugins/notify/maintenance/config.js';
 import { Schedule } from '../../../plugins/notify/maintenance/recurring.js';
 import { MaintenanceStore } from '../../../plugins/notify/maintenance/store.js';
@@ -66,7 +67,7 @@ const quiet: Logger = { error: () => undefined, warn: () => undefined, info: () 
 async function run(window: RecurringWindowConfig, from: string, to: string, during: (now: number, set: (status: string) => Promise<void>) => Promise<void>) {
   const tk = await startTestKernel({ plugins: ['rest-api'] });
   try {
-    const registry = tk.kernel.instances;
+    const registry = tk.kernel.registry;
     const { id } = await registry.register({ name: 'orders', healthUrl: 'http://127.0.0.1:9/health', managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} });
     const set = async (status: string) => void await registry.apply(id, changeStatusCommand({ status, details: {} }));
     await set('UP');

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, getJson } from '../api';
 // The server's own glob rule, bundled: the dashboard marks exactly what the server holds back.
-import { globMatcher } from '../../../../core/notification/glob.js';
+import { globMatcher } from 'vigil/domain';
 
 /** A maintenance window as `GET /maintenance` shows it. */
 export interface MaintenanceWindow {
