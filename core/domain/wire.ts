@@ -61,7 +61,10 @@ export interface DeliveryRecord {
 
 /** One channel in `GET /notifications`: its settings, counters and recent deliveries (secrets masked). */
 export interface NotificationChannelStatus {
+  /** The target: `notify-slack` (the channel's default) or `notify-slack:payments`. */
   readonly name: string;
+  /** The channel plugin it belongs to (`notify-slack`). */
+  readonly channel: string;
   readonly target: string;
   readonly enabled: boolean;
   readonly on: readonly string[];
@@ -92,6 +95,8 @@ export interface NotificationsStatus {
     readonly reminderPeriod: number;
     readonly filtersApi: boolean;
     readonly maxFilters: number;
+    /** How many `notify.routes` there are; null without routes (every channel gets everything). */
+    readonly routes: number | null;
     readonly maxMaintenance: number;
     readonly expectationsForgetAfter: number;
     readonly perInstanceRate: { readonly count: number; readonly windowMs: number };
@@ -99,6 +104,8 @@ export interface NotificationsStatus {
   };
   readonly pipeline: {
     readonly filtered: number; readonly held: number; readonly rateLimited: number; readonly inMaintenance: number;
+    /** Notifications no route matched: not sent. */
+    readonly unrouted: number;
     readonly summaries: number; readonly reminders: number; readonly expectations: number;
   };
   readonly channels: readonly NotificationChannelStatus[];

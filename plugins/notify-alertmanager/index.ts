@@ -54,10 +54,10 @@ export default defineChannel<AlertmanagerConfig>({
   name: 'notify-alertmanager',
   configSchema: schema as unknown as ConfigSchema<AlertmanagerConfig>,
   requires: 'url',
-  channel({ config, value: url, templates, ctx }) {
+  channel({ config, target, value: url, templates, ctx }) {
     const base = url.replace(/\/+$/, '');
     const endpoint = `${base}/api/v2/alerts`;
-    const kept = (): SharedMap => ctx.services.use(SHARED_STATE)!.map('notify-alertmanager.alerts');
+    const kept = (): SharedMap => ctx.services.use(SHARED_STATE)!.map(`${target}.alerts`);
     const post = (tools: DeliveryTools, alerts: Alert[]) => (alerts.length ? tools.send({ url: endpoint, body: alerts }) : Promise.resolve<Attempt>({ outcome: 'delivered' }));
     return {
       // Alertmanager repeats notifications itself (`repeat_interval`): Vigil's reminders would only duplicate them.
@@ -65,7 +65,7 @@ export default defineChannel<AlertmanagerConfig>({
       settings: { ...channelSettingsOf(config, false), alwaysOn: ['DEREGISTERED'] },
       target: maskedUrl(endpoint),
       secrets: [],
-      ...(config['silence-maintenance'] ? { maintenance: silenceHook(base, () => ctx.services.use(SHARED_STATE)!.map('notify-alertmanager.silences')) } : {}),
+      ...(config['silence-maintenance'] ? { maintenance: silenceHook(base, () => ctx.services.use(SHARED_STATE)!.map(`${target}.silences`)) } : {}),
       async deliver(notification, tools) {
         return post(tools, await alertsOf(notification, kept(), templates, config));
       },

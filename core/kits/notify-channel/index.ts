@@ -26,7 +26,7 @@ export { applicationLines, applicationTitle } from './application-text.js';
 // Globs name applications in routes, windows and expectations alike; the rule is the domain's, so the dashboard bundles the same one.
 export { globMatcher, globRegExpSource } from '../../domain/index.js';
 export {
-  CHANGE_PATTERN, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, template,
+  CHANGE_PATTERN, TARGET_NAME, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, targetSection, template,
   type ChannelDefaults, type ChannelSection,
 } from './channel-schema.js';
 export { LiveChannel, defineChannel, type ChannelPluginDefinition } from './define-channel.js';
