@@ -4,6 +4,7 @@ import { duration } from '../../core/plugin-api.js';
 import { expectationsSchema, type ExpectationConfig } from './expectations/config.js';
 import { isInstanceRate, parseInstanceRate, type InstanceRate } from './instance-rate.js';
 import { recurringWindowsSchema, type RecurringWindowConfig } from './maintenance/config.js';
+import { routesSchema, type RouteConfig } from './routing/config.js';
 
 const unknownKeys = '${path} has unknown key(s): ${properties}';
 
@@ -44,6 +45,8 @@ export const notifySchema = yup.object({
     .default({ count: 6, windowMs: 60_000 }),
   /** Live notification filters at most: each is held by every node and read again every second. */
   'max-filters': yup.number().integer().min(1).default(1000),
+  /** Which targets each notification goes to; without it every channel's default target gets everything. */
+  routes: routesSchema,
   /** Recurring maintenance windows: `{name, applications, instances, schedule, duration, timezone, reason}`. */
   maintenance: recurringWindowsSchema,
   /** Windows made through `POST /maintenance` that may run or wait at once: each is held by every node and read every second. */
@@ -83,6 +86,7 @@ export interface NotifyConfig {
   readonly 'filters-api': boolean;
   readonly 'max-filters': number;
   readonly 'per-instance-rate': InstanceRate;
+  readonly routes?: RouteConfig[];
   readonly maintenance: RecurringWindowConfig[];
   readonly 'max-maintenance': number;
   readonly expectations: ExpectationConfig[];

@@ -1,9 +1,10 @@
-import { ALLOWED_HOSTS, definePlugin, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
+import { ALLOWED_HOSTS, definePlugin, nearestName, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
 import { notifySchema, type NotifyConfig } from './config-schema.js';
 import { notifyApi } from './api-description.js';
 import { contributeNotifyMetrics } from './metrics.js';
 import { maintenanceApi } from './maintenance/api-description.js';
 import { maintenanceRoutes } from './maintenance/routes.js';
+import { checkRoutes } from './routing/check.js';
 import { filterRoutes } from './routes.js';
 import { NotifyService } from './service.js';
 
@@ -29,6 +30,7 @@ export default definePlugin<NotifyConfig>({
   name: 'notify',
   version: '0.1.0',
   configSchema: notifySchema as unknown as ConfigSchema<NotifyConfig>,
+  crossCheck: (config, loaded) => checkRoutes(config.routes, loaded, nearestName),
   create(ctx: PluginContext<NotifyConfig>) {
     const service = new NotifyService(ctx);
     ctx.http.route('GET', '/notifications', async (_req, res) => ctx.http.sendJson(res, 200, await service.status()));

@@ -2,6 +2,7 @@ import { LEASES, OccasionalWarning, messageOf, type Logger, type OutboxItem, typ
 import type {
   ApplicationNotification, GroupNotification, InstanceNotification, MaintenanceWindowFacts, NotifiedInstanceEventType, SummaryNotification,
 } from '../../core/kits/notify-channel/index.js';
+import type { Instance } from '../../core/domain/index.js';
 import { Batcher, type Entry } from './batcher.js';
 import { Completion } from './completion.js';
 import type { NotifyConfig } from './config-schema.js';
@@ -14,6 +15,7 @@ import type { MaintenanceStore } from './maintenance/store.js';
 import type { ChangeAfterMaintenance } from './maintenance/tracker.js';
 import type { ReminderStore } from './reminders.js';
 import type { ChannelRules } from './rules.js';
+import type { RouteFacts, Router } from './routing/router.js';
 import type { ChannelStats, PipelineStats } from './stats.js';
 import { sameNotifiedStatus } from './status-class.js';
 import { SUMMARY_LIST, StormTracker } from './storm-tracker.js';
@@ -36,7 +38,14 @@ export interface PipelineOptions {
   readonly maintenance: MaintenanceStore;
   readonly stats: PipelineStats;
   readonly baseUrl: () => string;
+  /** `notify.routes` as in effect now (a reload replaces it). */
+  readonly router: () => Router;
 }
+
+/** The targets a notification was routed to: `all` without routes. */
+type Targets = ReadonlySet<string> | 'all';
+/** Without routes, every channel's default target (`notify-slack`) gets everything, and named targets nothing. */
+const routedTo = (targets: Targets, channel: ChannelRuntime): boolean => (targets === 'all' ? !channel.name.includes(':') : targets.has(channel.name));
 
 const NOTIFIED: ReadonlySet<string> = new Set<NotifiedInstanceEventType>(['REGISTERED', 'DEREGISTERED', 'STATUS_CHANGED']);
 
@@ -169,6 +178,7 @@ export class Pipeline {
     // Whether the change happened inside a window (a held change may arrive after its end): the tracker reports what it left behind.
     if (await this.#inMaintenance(instance.id, instance.registration.name, Date.parse(item.timestamp), type)) return;
     if (this.#stopped) return new Promise<void>(() => undefined);
+    if (this.#unrouted({ application: instance.registration.name, metadata: [metadataOf(instance)], type, status: item.to }, (rules) => rules.accepts(type, from, item.to))) return;
     const facts = notifiedInstance(instance, ctx.views, item.to);
     const notification = instanceNotification(facts, { type, from, to: item.to, version: item.version, timestamp: item.timestamp }, this.options.baseUrl());
     const completion = new Completion();
@@ -205,7 +215,7 @@ export class Pipeline {
     stats.reminders += due.length;
     for (const channel of channels) {
       if (!channel.reminders) continue;
-      const accepted = due.filter((n) => channel.rules.accepts('STATUS_CHANGED', n.from, n.to, true));
+      const accepted = due.filter((n) => channel.rules.accepts('STATUS_CHANGED', n.from, n.to, true) && routedTo(this.#targetsOf(n), channel));
       if (accepted.length === 1) channel.queue.push(accepted[0]!.instance.id, accepted[0]!, []);
       else if (accepted.length > 1) channel.queue.push('group', this.#group(accepted, true), []);
     }
@@ -226,6 +236,7 @@ export class Pipeline {
         stats.filtered += 1;
         continue;
       }
+      if (this.#unrouted({ application: instance.registration!.name, metadata: [metadataOf(instance)], type: 'STATUS_CHANGED', status: to }, (rules) => rules.accepts('STATUS_CHANGED', from, to))) continue;
       const base = instanceNotification(notifiedInstance(instance, ctx.views, to), {
         type: 'STATUS_CHANGED', from, to, version: instance.version, timestamp: instance.statusTimestamp,
       }, this.options.baseUrl());
@@ -256,9 +267,16 @@ export class Pipeline {
       stats.filtered += 1;
       return;
     }
+    const facts: RouteFacts = {
+      application: notification.application,
+      metadata: this.options.ctx.registry.list().filter((instance) => instance.registration?.name === notification.application).map(metadataOf),
+      type: notification.type,
+    };
+    if (this.#unrouted(facts, (rules) => rules.wants(notification.type))) return;
+    const targets = this.options.router().targetsOf(facts);
     stats.expectations += 1;
     for (const channel of channels) {
-      if (channel.rules.wants(notification.type)) channel.queue.push(`application:${notification.application}`, notification, []);
+      if (channel.rules.wants(notification.type) && routedTo(targets, channel)) channel.queue.push(`application:${notification.application}`, notification, []);
     }
   }
 
@@ -278,8 +296,9 @@ export class Pipeline {
 
   #dispatch(entries: readonly Entry[], grouped: boolean): void {
     this.#storm.dispatched(entries.map((entry) => entry.notification));
+    const targets = entries.map((entry) => this.#targetsOf(entry.notification));
     for (const channel of this.options.channels) {
-      const accepted = entries.filter(({ notification: n }) => channel.rules.accepts(n.type, n.from, n.to));
+      const accepted = entries.filter(({ notification: n }, index) => routedTo(targets[index]!, channel) && channel.rules.accepts(n.type, n.from, n.to));
       if (accepted.length === 0) continue;
       if (grouped && accepted.length > 1) {
         for (const entry of accepted) entry.completion.hold();
@@ -297,28 +316,37 @@ export class Pipeline {
     return { kind: 'group', id: `group-${items[0]!.id}-${items.length}`, timestamp: new Date().toISOString(), items, reminder, baseUrl: this.options.baseUrl() };
   }
 
+  /**
+   * One summary instead of a message per instance, per target: each target hears of the instances
+   * routed to it (and accepted by its rules), so a team is never told of another team's storm.
+   */
   #summarize(direction: 'lost' | 'regained', entries: readonly Entry[], total: number): void {
-    const instances = new Map(entries.map(({ notification: n }) => [n.instance.id, { id: n.instance.id, name: n.instance.name }]));
     const changes = entries.map((entry) => entry.notification);
-    const told = this.options.channels.filter((channel) => changes.some((n) => channel.rules.accepts(n.type, n.from, n.to))).map((channel) => channel.name);
+    const targets = changes.map((n) => this.#targetsOf(n));
+    const perChannel = this.options.channels
+      .map((channel) => ({ channel, accepted: entries.filter(({ notification: n }, index) => routedTo(targets[index]!, channel) && channel.rules.accepts(n.type, n.from, n.to)) }))
+      .filter(({ accepted }) => accepted.length > 0);
+    const told = perChannel.map(({ channel }) => channel.name);
     const remaining = direction === 'lost' ? this.#storm.lost(changes, told) : this.#storm.regained(changes);
-    const summary: SummaryNotification = {
-      kind: 'summary',
-      id: `summary-${direction}-${entries[0]!.notification.id}`,
-      timestamp: new Date().toISOString(),
-      direction,
-      count: instances.size,
-      total,
-      remaining,
-      instances: [...instances.values()].slice(0, SUMMARY_LIST),
-      baseUrl: this.options.baseUrl(),
-    };
+    const count = new Set(changes.map((n) => n.instance.id)).size;
     this.options.stats.summaries += 1;
     const still = direction === 'regained' && remaining > 0 ? `; ${remaining} still failing, the storm stays open` : '';
-    this.#log.warn(`self-preservation: ${direction} contact with ${summary.count} of ${total} instances within ${this.#config['self-preservation-window']} ms; one summary instead of a message each${still}`);
-    for (const channel of this.options.channels) {
-      const accepted = entries.filter(({ notification: n }) => channel.rules.accepts(n.type, n.from, n.to));
-      if (accepted.length === 0) continue;
+    this.#log.warn(`self-preservation: ${direction} contact with ${count} of ${total} instances within ${this.#config['self-preservation-window']} ms; one summary instead of a message each${still}`);
+    const routing = this.options.router().routing;
+    for (const { channel, accepted } of perChannel) {
+      // Without routes every channel hears of the whole storm, as before targets existed.
+      const instances = new Map((routing ? accepted : entries).map(({ notification: n }) => [n.instance.id, { id: n.instance.id, name: n.instance.name }]));
+      const summary: SummaryNotification = {
+        kind: 'summary',
+        id: `summary-${direction}-${entries[0]!.notification.id}`,
+        timestamp: new Date().toISOString(),
+        direction,
+        count: instances.size,
+        total,
+        remaining,
+        instances: [...instances.values()].slice(0, SUMMARY_LIST),
+        baseUrl: this.options.baseUrl(),
+      };
       for (const entry of accepted) entry.completion.hold();
       channel.queue.push('summary', summary, accepted.map((entry) => entry.completion));
     }
@@ -359,9 +387,43 @@ export class Pipeline {
       baseUrl: this.options.baseUrl(),
     };
     this.options.stats.summaries += 1;
+    const routing = this.options.router().routing;
     for (const channel of this.options.channels) {
-      if (storm.channels.has(channel.name)) channel.queue.push('summary', summary, []);
+      if (!storm.channels.has(channel.name)) continue;
+      if (!routing) {
+        channel.queue.push('summary', summary, []);
+        continue;
+      }
+      // Each target hears of its own instances, as it was told of the storm.
+      const instances = storm.instances.filter((instance) => routedTo(this.#targetsOfStored(instance.id, instance.name), channel));
+      if (instances.length > 0) channel.queue.push('summary', { ...summary, count: instances.length, instances }, []);
     }
+  }
+
+  /**
+   * Drops a notification that no route matches (with routes configured); counted as unrouted when
+   * some channel would have taken it (`accepted` by its rules), so ignored changes do not count.
+   */
+  #unrouted(facts: RouteFacts, accepted: (rules: ChannelRules) => boolean): boolean {
+    const targets = this.options.router().targetsOf(facts);
+    if (targets === 'all' || targets.size > 0) return false;
+    if (this.options.channels.some((channel) => accepted(channel.rules))) this.options.stats.unrouted += 1;
+    this.#log.debug(`${facts.application} ${facts.type} not notified: no route matches`);
+    return true;
+  }
+
+  /** The targets an instance's notification is routed to (its metadata and tags as registered). */
+  #targetsOf(n: InstanceNotification): Targets {
+    const router = this.options.router();
+    if (!router.routing) return 'all';
+    const stored = this.options.ctx.registry.get(n.instance.id);
+    return router.targetsOf({ application: n.instance.name, metadata: [stored ? metadataOf(stored) : n.instance.metadata], type: n.type, status: n.to });
+  }
+
+  /** The targets an instance's recovery goes to: where the end of a storm is told. */
+  #targetsOfStored(id: string, name: string): Targets {
+    const stored = this.options.ctx.registry.get(id);
+    return this.options.router().targetsOf({ application: name, metadata: stored ? [metadataOf(stored)] : [], type: 'STATUS_CHANGED', status: 'UP' });
   }
 
   /** Whether a maintenance window over the instance ran at `at`; counted and logged when so. A window store that cannot be read holds nothing back. */
@@ -387,4 +449,9 @@ export class Pipeline {
       this.#timers.add(timer);
     });
   }
+}
+
+/** What routes match on: the instance's tags and metadata (metadata wins on a shared key). */
+function metadataOf(instance: Instance): Readonly<Record<string, string>> {
+  return { ...instance.tags, ...(instance.registration?.metadata ?? {}) };
 }

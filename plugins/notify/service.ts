@@ -14,13 +14,15 @@ import { Pipeline, type ChannelRuntime } from './pipeline.js';
 import { Redactor } from './redaction.js';
 import { ReminderStore } from './reminders.js';
 import { ChannelRules } from './rules.js';
+import { Router } from './routing/router.js';
+import { channelOf } from './routing/target-name.js';
 import { ChannelStats, PipelineStats } from './stats.js';
 
 /** How often a channel without repeated work looks again whether a reload gave it some. */
 const IDLE_PERIOD_MS = 60_000;
 /** Keys of `notify` a reload applies at once. */
 const LIVE_KEYS: ReadonlySet<string> = new Set([
-  'on', 'ignore-changes', 'base-url', 'max-filters', 'maintenance', 'max-maintenance', 'expectations', 'expectations-forget-after',
+  'on', 'ignore-changes', 'base-url', 'max-filters', 'routes', 'maintenance', 'max-maintenance', 'expectations', 'expectations-forget-after',
 ]);
 /** How often maintenance windows and fleet expectations are looked at (on the node holding their lease). */
 const ROUND_MS = 1000;
@@ -53,6 +55,8 @@ export class NotifyService {
   #stopped = false;
   /** The section whose live keys (`on`, `ignore-changes`, `base-url`, `max-filters`, windows, expectations) are in effect (a reload replaces it before `ctx.config`). */
   #rulesConfig: NotifyConfig;
+  /** `notify.routes` compiled, with the section it was compiled from. */
+  #router: { readonly routes: NotifyConfig['routes']; readonly router: Router } | undefined;
 
   constructor(private readonly ctx: PluginContext<NotifyConfig>) {
     const state = () => ctx.services.use(SHARED_STATE)!;
@@ -62,6 +66,17 @@ export class NotifyService {
     this.maintenance = new MaintenanceStore({
       state, recurring: () => this.#rulesConfig.maintenance, maxWindows: () => this.#rulesConfig['max-maintenance'], now: () => Date.now(),
     });
+  }
+
+  /** The routes in effect, compiled again only when a reload changed them. */
+  #currentRouter(): Router {
+    const routes = this.#rulesConfig.routes;
+    let current = this.#router;
+    if (!current || current.routes !== routes) {
+      current = { routes, router: new Router(routes) };
+      this.#router = current;
+    }
+    return current.router;
   }
 
   /** A window was made or deleted through this node: act on it now. */
@@ -104,6 +119,7 @@ export class NotifyService {
     const baseUrl = () => (this.#rulesConfig['base-url'] || ctx.settings.address() || '').replace(/\/+$/, '');
     const pipeline = new Pipeline({
       ctx, channels: this.#runtimes, filters: this.filters, reminders: this.#reminders, maintenance: this.maintenance, stats: this.stats, baseUrl,
+      router: () => this.#currentRouter(),
     });
     this.#pipeline = pipeline;
     this.#stopConsuming = ctx.services.use(EVENT_OUTBOX)!.consume(pipeline.handle);
@@ -176,19 +192,21 @@ export class NotifyService {
         reminderPeriod: config.reminder.period,
         filtersApi: config['filters-api'],
         maxFilters: this.#rulesConfig['max-filters'],
+        routes: this.#rulesConfig.routes?.length ?? null,
         maxMaintenance: this.#rulesConfig['max-maintenance'],
         expectationsForgetAfter: this.#rulesConfig['expectations-forget-after'],
         perInstanceRate: config['per-instance-rate'],
         proxy: config.proxy ? maskedUrl(config.proxy) : null,
       },
       pipeline: {
-        filtered: this.stats.filtered, held: this.stats.held, rateLimited: this.stats.rateLimited, inMaintenance: this.stats.inMaintenance,
+        filtered: this.stats.filtered, held: this.stats.held, rateLimited: this.stats.rateLimited, inMaintenance: this.stats.inMaintenance, unrouted: this.stats.unrouted,
         summaries: this.stats.summaries, reminders: this.stats.reminders, expectations: this.stats.expectations,
       },
       channels: this.#channels.map((channel) => {
         const stats = this.stats.channels.get(channel.name) ?? new ChannelStats();
         return {
           name: channel.name,
+          channel: channelOf(channel.name),
           target: channel.target,
           enabled: channel.settings.enabled,
           on: channel.settings.on ?? config.on,
@@ -285,3 +303,4 @@ function redactingLogger(log: PluginContext['log'], redact: (text: string) => st
     child: (scope) => redactingLogger(log.child(scope), redact),
   };
 }
+

@@ -43,6 +43,8 @@ export class PipelineStats {
   rateLimited = 0;
   /** Changes (and reminders) held back because the instance was in a maintenance window. */
   inMaintenance = 0;
+  /** Notifications no route matched (`notify.routes`): not sent. */
+  unrouted = 0;
   /** Application notifications of fleet expectations handed to the channels (DEGRADED, RECOVERED). */
   expectations = 0;
   /** Storm summaries sent instead of per-instance messages. */
