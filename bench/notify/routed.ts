@@ -37,8 +37,8 @@ class RoutedReceiver {
       res.writeHead(200).end();
       const id = String(req.headers['webhook-id']);
       if (this.ids.has(id)) return;
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { instance?: { registration?: { name?: string } } };
-      const application = Number(/^app-(\d+)$/.exec(body.instance?.registration?.name ?? '')?.[1] ?? -1);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { instance?: { name?: string } };
+      const application = Number(/^app-(\d+)$/.exec(body.instance?.name ?? '')?.[1] ?? -1);
       if (req.url !== `/${targetOf(application)}`) {
         this.misrouted += 1;
         return;

@@ -34,7 +34,7 @@ test.after.each(async () => {
   await payments?.close();
 });
 
-interface Body { readonly type: string; readonly instance?: { readonly id: string; readonly registration: { readonly name: string } }; readonly application?: string; readonly to?: string }
+interface Body { readonly type: string; readonly instance?: { readonly id: string; readonly name: string }; readonly application?: string; readonly to?: string }
 const bodyOf = (received: Received): Body => received.json as Body;
 const idsOf = (receiver: Receiver): string[] => receiver.requests.map((r) => bodyOf(r).instance?.id ?? `app:${bodyOf(r).application}`).sort();
 
