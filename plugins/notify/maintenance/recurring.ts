@@ -1,4 +1,5 @@
 import { Cron } from 'croner';
+import { messageOf } from '../../../core/domain/index.js';
 
 /** A start and an end in ms since the epoch: the window is `[start, end)`. */
 export interface Occurrence {
@@ -49,7 +50,7 @@ export function scheduleProblem(pattern: string, timezone: string): string | und
     if (!next) return `"${clip(pattern)}" never runs`;
     return undefined;
   } catch (error) {
-    return `"${clip(pattern)}" is not a valid cron pattern: ${(error instanceof Error ? error.message : String(error)).replace(/^CronPattern: /, '')}`;
+    return `"${clip(pattern)}" is not a valid cron pattern: ${messageOf(error).replace(/^CronPattern: /, '')}`;
   }
 }
 

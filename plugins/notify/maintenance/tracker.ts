@@ -1,5 +1,5 @@
 import type { Leases, Logger, Registry, SharedMap, SharedState } from '../../../core/plugin-api.js';
-import type { Instance } from '../../../core/domain/index.js';
+import { messageOf, type Instance } from '../../../core/domain/index.js';
 import type { Attempt, DeliveryTools, MaintenanceHook, MaintenanceWindowFacts } from '../../../core/kits/notify-channel/index.js';
 import { sameNotifiedStatus } from '../status-class.js';
 import { statusAt } from './baseline.js';
@@ -182,7 +182,7 @@ export class MaintenanceTracker {
     const key = `${channel.name} ${phase} ${facts.key}`;
     const previous = this.#attempts.get(key);
     if (previous && now < previous.at) return false;
-    const result = await call().catch((error: unknown): Attempt => ({ outcome: 'retry', reason: error instanceof Error ? error.message : String(error) }));
+    const result = await call().catch((error: unknown): Attempt => ({ outcome: 'retry', reason: messageOf(error) }));
     const count = (previous?.count ?? 0) + 1;
     if (result.outcome === 'retry' && count < MAX_HOOK_ATTEMPTS) {
       this.#attempts.set(key, { at: now + Math.min(60_000, 1000 * 2 ** count), count });
