@@ -59,6 +59,8 @@ export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
 export { Fifo } from './fifo.js';
 export { OccasionalWarning } from './occasional-warning.js';
 export { vigilVersion } from './version.js';
+/** "Did you mean": the known name a typo most likely meant, as the config's own errors say it. */
+export { nearestName } from '../config/suggest.js';
 
 // The service tokens, one declaration each in core/contract/.
 export { defineToken, type ServiceToken } from './contract/tokens.js';
@@ -133,6 +135,19 @@ export interface VigilPlugin<Config = unknown> {
    * map, so the CLI imports only the plugin whose command was asked for.
    */
   readonly commands?: Readonly<Record<string, PluginCommand>>;
+  /**
+   * Checks this plugin's validated section against the other loaded plugins' (`notify`: each
+   * route names a channel target that exists). Called by `--check-config` and at every load and
+   * reload, once every section is valid: `problems` refuse the config, `warnings` are printed.
+   */
+  crossCheck?(config: Config, loaded: readonly LoadedSection[]): { readonly problems: readonly string[]; readonly warnings: readonly string[] };
+}
+
+/** A loaded plugin as `crossCheck` sees it: its name, dependencies and validated section. */
+export interface LoadedSection {
+  readonly name: string;
+  readonly dependencies: readonly string[];
+  readonly config: unknown;
 }
 
 /** What `create` returns: the rest of one plugin instance's life. Every member is optional. */

@@ -1,7 +1,7 @@
 import type { AccessGrant, ApplicationScope, Role } from '../contract/access.js';
 import { ALL_APPLICATIONS } from '../contract/access.js';
 import type { Principal } from '../contract/principal.js';
-import { globMatcher } from './glob.js';
+import { globMatcher } from '../domain/glob.js';
 
 /** The `access` section, as validated (absent: no section). */
 export interface AccessSettings {

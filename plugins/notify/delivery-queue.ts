@@ -221,6 +221,7 @@ export class DeliveryQueue {
 function applicationsOf(notification: Notification): string[] {
   if (notification.kind === 'instance') return [notification.instance.name];
   if (notification.kind === 'group') return [...new Set(notification.items.map((item) => item.instance.name))];
+  if (notification.kind === 'application') return [notification.application];
   return [...new Set(notification.instances.map((instance) => instance.name))];
 }
 

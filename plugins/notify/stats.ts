@@ -52,6 +52,12 @@ export class PipelineStats {
   held = 0;
   /** Changes kept back by `per-instance-rate`, folded into a later notification of the instance. */
   rateLimited = 0;
+  /** Changes (and reminders) held back because the instance was in a maintenance window. */
+  inMaintenance = 0;
+  /** Notifications no route matched (`notify.routes`): not sent. */
+  unrouted = 0;
+  /** Application notifications of fleet expectations handed to the channels (DEGRADED, RECOVERED). */
+  expectations = 0;
   /** Storm summaries sent instead of per-instance messages. */
   summaries = 0;
   reminders = 0;
