@@ -243,7 +243,7 @@ export interface PluginBus {
  * the event log (`EVENT_LOG`; in memory unless a plugin provides one) and resolve once this
  * node's snapshot holds the result, so a read right after a write on the same node sees it.
  * Every recorded event, whichever node wrote it, is applied in `seq` order and published on the
- * bus as `instance.changed`. The registry is ready once every plugin has set up: no plugin reads
+ * bus as `instance.changed`, in that order, once the writing call has returned (never inside it). The registry is ready once every plugin has set up: no plugin reads
  * or writes it during `setup`. A write while the log cannot take it rejects with
  * `StoreUnavailableError` and changes nothing.
  */
@@ -298,6 +298,12 @@ export interface WriteOptions {
    * deregistration): the log refuses it with `StaleFenceError` once another node holds the lease.
    */
   readonly fence?: Fence;
+  /**
+   * Awaited once the write has decided it records something, before it is appended: the caller's
+   * throttle for writes that come in bursts (`turnSlot`). A write that records nothing, such as
+   * an equal heartbeat, never waits; one whose instance changed during the wait is decided again.
+   */
+  readonly turn?: () => Promise<void>;
 }
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
