@@ -77,7 +77,7 @@ export class StreamHub {
    * came with no `instance.changed` of their own (a node that fell behind the feed). The held
    * ones newer than what was sent go out now, oldest first.
    */
-  caughtUp(): void {
+  catchUp(): void {
     const { instances } = this.options;
     if (this.#streams.size === 0) {
       // Nobody to send them to: a later stream's replay reads the history itself.
