@@ -16,6 +16,15 @@ import { retiredDetails } from './sealed-history.js';
 import type { Application, Endpoint, EventDraft, Instance, InstanceEvent, Registration } from './types.js';
 import { Waiters } from './waiters.js';
 
+/** A command's decision: the event to record and the instance as held when it was decided (undefined: unknown). */
+interface Decided {
+  readonly held: Instance | undefined;
+  readonly draft: EventDraft;
+}
+
+/** What a write that records nothing resolves with. */
+const NOTHING: Promise<null> = Promise.resolve(null);
+
 /** Re-runs of a command after a lost optimistic-locking race, as SBA's repository allows. */
 const MAX_ATTEMPTS = 10;
 /** How long a writer that lost a race waits for its snapshot to catch up before it gives up. */
@@ -95,9 +104,9 @@ export class InstanceRegistry implements LogReceiver {
    * Registers or re-registers; records REGISTERED, REGISTRATION_UPDATED, or nothing for an equal
    * heartbeat. The one place a heartbeat is told from a change: `registerCommand`, run here.
    */
-  async register(registration: Registration, options: WriteOptions = {}): Promise<{ id: string; event: InstanceEvent | null }> {
+  register(registration: Registration, options: WriteOptions = {}): Promise<{ id: string; event: InstanceEvent | null }> {
     const id = instanceIdOf(registration.healthUrl);
-    return { id, event: await this.apply(id, registerCommand(registration), options) };
+    return this.apply(id, registerCommand(registration), options).then((event) => ({ id, event }));
   }
 
   /** Records DEREGISTERED. Returns false for an id never seen (or already dropped). */
@@ -108,31 +117,37 @@ export class InstanceRegistry implements LogReceiver {
   }
 
   /**
-   * Runs a command against the latest snapshot and appends the event it decides on. If another
-   * writer got in first, the command is re-run once the snapshot holds the newer version. With a
-   * `turn`, a command that decided on a change waits for it before appending; it is run again
-   * after the wait only if the instance changed meanwhile.
+   * Runs a command against the latest snapshot and appends the event it decides on. With a
+   * `turn`, a command that decided on a change waits for it first, and runs again after the wait
+   * only if the instance changed meanwhile. Nothing to record resolves at once, without a wait.
+   * A write waiting for its turn holds only its decision (thousands may wait during a burst).
    */
-  async apply(id: string, command: Command, options: WriteOptions = {}): Promise<InstanceEvent | null> {
-    let turnTaken = options.turn === undefined;
+  apply(id: string, command: Command, options: WriteOptions = {}): Promise<InstanceEvent | null> {
+    let decided: Decided | null;
+    try {
+      decided = this.#decide(id, this.get(id), command);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!decided) return NOTHING;
+    const { turn } = options;
+    if (!turn) return this.#append(id, command, options, decided);
+    return turn().then(() => this.#append(id, command, options, this.get(id) === decided.held ? decided : undefined));
+  }
+
+  /**
+   * Appends what was `decided` (or, without it, what `command` decides now). If another writer
+   * got in first, the command is re-run once the snapshot holds the newer version.
+   */
+  async #append(id: string, command: Command, options: WriteOptions, decided: Decided | null | undefined): Promise<InstanceEvent | null> {
     for (let attempt = 1; ; attempt += 1) {
-      let held = this.get(id);
-      let draft = this.#decide(id, held, command);
-      if (!draft) return null;
-      if (!turnTaken) {
-        turnTaken = true;
-        await options.turn!();
-        if (this.get(id) !== held) {
-          held = this.get(id);
-          draft = this.#decide(id, held, command);
-          if (!draft) return null;
-        }
-      }
+      if (attempt > 1 || decided === undefined) decided = this.#decide(id, this.get(id), command);
+      if (!decided) return null;
       const log = this.#log;
       if (!log) throw new StoreUnavailableError('the registry is not open');
-      const previous = held ?? emptyInstance(id);
+      const previous = decided.held ?? emptyInstance(id);
       // The held id string, not the caller's equal copy (a request path's), goes into the event.
-      const event: NewEvent = { ...draft, instance: previous.id, version: previous.version + 1, timestamp: this.#timestamp() };
+      const event: NewEvent = { ...decided.draft, instance: previous.id, version: previous.version + 1, timestamp: this.#timestamp() };
       // Folded once, here: the log delivers this transition back with the event, and it is what the snapshot becomes.
       const change: InstanceTransition = { before: previous, after: applyEvent(previous, { ...event, seq: 0 } as InstanceEvent) };
       try {
@@ -151,15 +166,16 @@ export class InstanceRegistry implements LogReceiver {
 
   /**
    * What `command` records against `held` (the instance as held, undefined when unknown), bounded
-   * as it will be held, with endpoints in their held form; null for nothing.
+   * as it will be held, with endpoints in their held form, and the state it was decided on; null
+   * for nothing.
    */
-  #decide(id: string, held: Instance | undefined, command: Command): EventDraft | null {
+  #decide(id: string, held: Instance | undefined, command: Command): Decided | null {
     const current = held ?? emptyInstance(id);
     const decided = command(current);
     if (!decided) return null;
     const draft = boundDraft(decided, this.options.maxDetailsBytes);
     if (draft !== decided && repeatsCurrent(draft, current)) return null;
-    return draft.type === 'ENDPOINTS_DETECTED' ? { ...draft, endpoints: heldEndpoints(draft.endpoints, current.registration) } : draft;
+    return { held, draft: draft.type === 'ENDPOINTS_DETECTED' ? { ...draft, endpoints: heldEndpoints(draft.endpoints, current.registration) } : draft };
   }
 
   /** An instance by id, registered or not, while its history is held. */
