@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventBus, type InstanceChange } from '../../core/bus.js';
 import type { EventLog, Fence, InstanceTransition, LogReceiver, NewEvent } from '../../core/contract/event-log.js';
-import { changeInfoCommand, changeStatusCommand, detectEndpointsCommand } from '../../core/store/commands.js';
+import { changeInfoCommand, changeStatusCommand, detectEndpointsCommand, type Command } from '../../core/store/commands.js';
 import { MemoryEventLog } from '../../core/store/memory-event-log.js';
 import { InstanceRegistry } from '../../core/store/registry.js';
 import { statusInfo } from '../../core/store/status.js';
@@ -197,6 +197,32 @@ test('register with a turn: an equal heartbeat records nothing and never waits; 
   await delivered();
   turns.shift()!();
   assert.is((await updating).event?.type, 'REGISTRATION_UPDATED');
+});
+
+test('a command waiting for its turn is decided once when nothing moved meanwhile, again when something did', async () => {
+  const { registry, log } = await setup();
+  const { id } = await registry.register(reg());
+  const turns: (() => void)[] = [];
+  const turn = () => new Promise<void>((resolve) => void turns.push(resolve));
+  let runs = 0;
+  // Notes the info once, unless the instance is UP by then.
+  const unlessUp: Command = (current) => {
+    runs += 1;
+    return current.registered && current.statusInfo.status !== 'UP' ? { type: 'INFO_CHANGED', info: { noted: runs } } : null;
+  };
+  const quiet = registry.apply(id, unlessUp, { turn });
+  assert.is(runs, 1);
+  turns.shift()!();
+  assert.is((await quiet)?.type, 'INFO_CHANGED');
+  assert.is(runs, 1, 'not decided again after the wait');
+
+  const moved = registry.apply(id, unlessUp, { turn });
+  assert.is(runs, 2);
+  await registry.apply(id, changeStatusCommand(statusInfo('UP')));
+  turns.shift()!();
+  assert.is(await moved, null, 'decided again on the newer snapshot, where it records nothing');
+  assert.is(runs, 3);
+  assert.equal(log.changes.map((change) => change.after.version), [0, 1, 2]);
 });
 
 test.run();
