@@ -76,7 +76,7 @@ export const kernelSchema = yup.object({
     'allowed-schemes': yup.array(yup.string().trim().lowercase().min(1).required()).default(['http', 'https']),
   }).exact(unknownKeys).default({}),
   /**
-   * The HTTP server's own limits (README "Hardening"): what a client without credentials can
+   * The HTTP server's own limits (docs/security.md): what a client without credentials can
    * hold (connections, slow headers) and which `Host` names are answered (DNS rebinding).
    */
   server: yup.object({

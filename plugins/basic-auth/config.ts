@@ -70,7 +70,7 @@ export const basicAuthSchema = yup.object({
       const repeated = duplicates((tokens ?? []).map((entry) => entry?.name));
       return repeated.length === 0 || context.createError({ message: `token name(s) listed twice: ${repeated.join(', ')}` });
     }),
-  // A flood of wrong passwords must not stall the daemon (README, `basic-auth`): scrypt runs are
+  // A flood of wrong passwords must not stall the daemon (docs/plugins.md, `basic-auth`): scrypt runs are
   // bounded, the excess is refused with 429, and repeated failures for one user name from one
   // address are slowed (`failures-per-address` keeps its name: it is counted per address and user name).
   'max-concurrent-verifications': count(1, 64, 1),

@@ -1,4 +1,6 @@
-import { changeStatusCommand, statusInfo, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection, type StatusInfo } from '../../core/plugin-api.js';
+import { isDeepStrictEqual } from 'node:util';
+import { CALL_FAILURE, changeStatusCommand, type Command, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection } from '../../core/plugin-api.js';
+import { statusInfo, type Instance, type StatusInfo } from '../../core/domain/index.js';
 import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { FlapDamper } from './flap-damper.js';
@@ -67,11 +69,23 @@ export class StatusUpdater {
     const current = registry.get(id);
     if (!current?.registered) return 'gone';
     if (this.options.damper.admit(id, current.statusInfo.status, status.status)) {
-      const event = await recordResult(registry, this.options.ownership, id, changeStatusCommand(status, this.options.detection));
+      const event = await recordResult(registry, this.options.ownership, id, unlessOvertaken(instance, changeStatusCommand(status, this.options.detection)));
       if (event) this.options.log.debug(`status of ${id} is ${status.status}`, outcome === 'error' ? { reason: status.details.message } : undefined);
     }
     return outcome;
   };
 }
 
-const isCutOff = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'ECUTOFF';
+/**
+ * `command`, unless a status was recorded after the call went out (`before` is the instance as it
+ * was then). Only another writer can do that, above all another node: while ownership moves, two
+ * nodes check an instance at once for up to a heartbeat, and the old owner's answer, older than
+ * the new owner's, may arrive later. Recorded on top (the registry re-runs a command after a
+ * version conflict) it would reverse what the instance did (UP → DOWN recorded as DOWN → UP, a
+ * false recovery notified). It is dropped instead: the next check records whatever is true then.
+ */
+function unlessOvertaken(before: Instance, command: Command): Command {
+  return (current) => current.statusTimestamp === before.statusTimestamp && isDeepStrictEqual(current.statusInfo, before.statusInfo) ? command(current) : null;
+}
+
+const isCutOff = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === CALL_FAILURE.CUT_OFF;

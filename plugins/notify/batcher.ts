@@ -1,4 +1,4 @@
-import type { InstanceNotification } from '../../core/plugin-api.js';
+import type { InstanceNotification } from '../../core/kits/notify-channel/index.js';
 import type { Completion } from './completion.js';
 
 /** A change on its way to the channels, and the outbox item's completion it belongs to. */
@@ -57,6 +57,8 @@ export class Batcher {
       return;
     }
     const open = batch ?? this.#open();
+    // Held until the batch is handed on: its outbox item must stay pending (for another node, if this one dies) meanwhile.
+    entry.completion.hold();
     open.entries.push(entry);
     open.instances.add(notification.instance.id);
     if (storm) this.#extend(open, open.opened + this.options.stormWindowMs);
@@ -103,7 +105,13 @@ export class Batcher {
     const batch = this.#batch;
     this.#batch = undefined;
     if (!batch) return;
-    let entries = batch.entries;
+    this.#handOn(batch.entries);
+    // Each channel holds what it took: the batch's own hold ends.
+    for (const entry of batch.entries) entry.completion.release();
+  }
+
+  #handOn(batched: readonly Entry[]): void {
+    let entries = batched;
     if (this.options.selfPreservation > 0) {
       const total = this.options.total();
       const isStorm = (list: readonly Entry[]) => {

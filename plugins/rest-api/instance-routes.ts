@@ -1,9 +1,11 @@
-import { HEALTH_GROUPS, HttpError, instanceIdOf, parseRegistration, turnSlot, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { HEALTH_GROUPS, HttpError, instanceIdOf, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { parseRegistration } from '../../core/domain/index.js';
+import { turnSlot } from '../../core/kits/runtime/index.js';
 
 /** Registrations made over HTTP are marked so, whatever the body says (SBA does the same). */
 const SOURCE = 'http-api';
 
-export function instanceRoutes({ http, instances, views, log, services }: PluginContext<unknown>): void {
+export function instanceRoutes({ http, registry: instances, views, log, services }: PluginContext<unknown>): void {
   http.route('POST', '/instances', async (req, res) => {
     const parsed = parseRegistration(await http.readJson(req), SOURCE, (healthUrl) => instances.get(instanceIdOf(healthUrl))?.registration);
     if (!parsed.ok) throw new HttpError(400, `invalid registration: ${parsed.problems.join('; ')}`);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderReport, reportRow } from '../../bench/report.js';
+import { historyRow, renderReport, reportRow } from '../../bench/report.js';
 import type { Figure } from '../../bench/support.js';
 
 const cpu: Figure = { name: 'monitoring-cpu', value: 0.23197, target: 0.5, kind: 'max', unit: 'share of one core', baseline: 'poller 10% | of one core', ratio: 2.2311 };
@@ -45,6 +45,38 @@ test('the hand-written notes after the table stay as they are, and their tables 
     reportRow({ ...cpu, value: 0.3 }, 'tuesday, box'),
     reportRow(fanout, 'tuesday, box'),
   ]);
+});
+
+test('a run on another machine adds its own row after the figure\'s rows, so each machine keeps its latest value', () => {
+  const first = renderReport('', [cpu, fanout], '2026-11-25, 2 x Intel Xeon, 24 GiB, Node v20');
+  const second = renderReport(first, [{ ...cpu, value: 0.3 }], '2026-11-27, 2 x AMD EPYC, 24 GiB, Node v20');
+  const table = second.slice(0, second.indexOf('\n## History'));
+  assert.equal(table.split('\n').filter((line) => line.startsWith('| `')), [
+    reportRow(cpu, '2026-11-25, 2 x Intel Xeon, 24 GiB, Node v20'),
+    reportRow({ ...cpu, value: 0.3 }, '2026-11-27, 2 x AMD EPYC, 24 GiB, Node v20'),
+    reportRow(fanout, '2026-11-25, 2 x Intel Xeon, 24 GiB, Node v20'),
+  ]);
+  const third = renderReport(second, [{ ...cpu, value: 0.2 }], '2026-11-28, 2 x Intel Xeon, 24 GiB, Node v20.21');
+  assert.equal(third.split('\n').filter((line) => line.startsWith('| `')), [
+    reportRow({ ...cpu, value: 0.2 }, '2026-11-28, 2 x Intel Xeon, 24 GiB, Node v20.21'),
+    reportRow({ ...cpu, value: 0.3 }, '2026-11-27, 2 x AMD EPYC, 24 GiB, Node v20'),
+    reportRow(fanout, '2026-11-25, 2 x Intel Xeon, 24 GiB, Node v20'),
+  ], 'the same machine with another Node replaces its row');
+});
+
+test('a replaced row moves to the History, newest first, with its date and machine; later runs keep it', () => {
+  const notes = '\n## Notes\n\nFindings.\n';
+  const first = renderReport('', [cpu], 'monday, box') + notes;
+  const second = renderReport(first, [{ ...cpu, value: 0.3 }], 'tuesday, box');
+  const third = renderReport(second, [{ ...cpu, value: 0.25 }, fanout], 'wednesday, box');
+  const history = third.slice(third.indexOf('\n## History'), third.indexOf('\n## Notes'));
+  assert.equal(history.split('\n').filter((line) => line.startsWith('| tuesday') || line.startsWith('| monday')), [
+    historyRow(reportRow({ ...cpu, value: 0.3 }, 'tuesday, box')),
+    historyRow(reportRow(cpu, 'monday, box')),
+  ]);
+  assert.is(historyRow(reportRow(cpu, 'monday, box')), '| monday, box | `monitoring-cpu` | 0.232 share of one core | poller 10% \\| of one core | 2.231x | ≤ 0.5 share of one core | yes |');
+  assert.ok(third.endsWith(notes), 'the notes stay last, as they were');
+  assert.is(renderReport(third, [], 'thursday, box'), third, 'a run without figures changes nothing');
 });
 
 test.run();

@@ -17,7 +17,7 @@ const MAX_EXPOSURE = 2.0;
 
 /**
  * The unit as shipped, or with node's path changed where node is not at /usr/bin/node (verify
- * checks that every Exec binary exists; README says how to point the unit at another node).
+ * checks that every Exec binary exists; docs/operating.md says how to point the unit at another node).
  */
 function unitToCheck(): { file: string; done(): void } {
   if (existsSync('/usr/bin/node')) return { file: unitFile, done: () => {} };
@@ -45,10 +45,10 @@ test(`systemd-analyze security --offline rates the unit's exposure at most ${MAX
   assert.is(result.status, 0, 'within --threshold');
 });
 
-test('the unit runs as its own user and points at the README for the install steps instead of repeating them', () => {
+test('the unit runs as its own user and points at docs/operating.md for the install steps instead of repeating them', () => {
   const text = readFileSync(unitFile, 'utf8');
   const comments = text.split('\n').filter((line) => line.startsWith('#')).join('\n');
-  assert.match(comments, 'README.md');
+  assert.match(comments, 'docs/operating.md');
   assert.match(comments, '"Running under systemd"');
   for (const step of ['useradd', 'npm ci', 'cp ', 'mkdir', 'systemctl enable']) assert.not.match(comments, step, `no install step (${step}) in the comments`);
   assert.match(text, '\nUser=vigil\n');

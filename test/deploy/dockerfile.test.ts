@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { repoRoot } from '../support/paths.js';
-import { readmeSteps } from '../support/readme-steps.js';
+import { docSteps } from '../support/doc-steps.js';
 
 /**
  * Issue 29, item 3: deploy/Dockerfile. No image can be built here (no registry to pull the base
  * from), so this checks what it does against what the other tests run: its second stage installs
- * the release package with the commands of README's systemd steps, which
+ * the release package with the commands of the systemd steps in docs/operating.md, which
  * test/deploy/systemd-install.test.ts runs, as the numeric user the Kubernetes manifests expect.
  */
 interface Instruction {
@@ -46,9 +46,9 @@ test('two stages on a Node 20 slim base: the first packs the release, the second
   assert.not.match(runs, /npm run|tsc|esbuild|npm install\b/, 'nothing is built in the image');
 });
 
-test('the image installs the package with the commands of README\'s systemd steps (the ones its test runs)', () => {
+test('the image installs the package with the commands of the systemd steps in docs/operating.md (the ones its test runs)', () => {
   const runs = stages()[1]!.filter((i) => i.keyword === 'RUN').map((i) => i.args).join(' ');
-  const steps = readmeSteps('systemd-install');
+  const steps = docSteps('docs/operating.md', 'systemd-install');
   const untar = steps.find((step) => step.includes(' tar '))!.replace(/^sudo /, '').split(/\s+/);
   const install = steps.find((step) => step.includes('npm ci'))!.replace(/^sudo /, '').split(/\s+/).filter((word, i, all) => word !== '--prefix' && all[i - 1] !== '--prefix');
   // The same flags; only the tarball's name differs.

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call } from '../support/http.js';
-import { readmeSteps, wordsOf } from '../support/readme-steps.js';
+import { docSteps, wordsOf } from '../support/doc-steps.js';
 import { checkoutManifest, releasePackage, runCommand, startListening } from '../support/release-package.js';
 
 /**
@@ -16,17 +16,17 @@ const manifest = JSON.parse(checkoutManifest()) as { version: string };
 
 /** What the package may hold: the daemon as it runs, its dashboard, and the files an operator reads. */
 const ALLOWED = [
-  /^package\.json$/, /^README\.md$/, /^LICENSE$/, /^CHANGELOG\.md$/, /^npm-shrinkwrap\.json$/,
+  /^package\.json$/, /^README\.md$/, /^docs\/[^/]+\.md$/, /^LICENSE$/, /^CHANGELOG\.md$/, /^npm-shrinkwrap\.json$/,
   /^registry\.config\.yaml$/, /^config\/vigil\.service$/, /^bin\/vigil\.js$/,
-  /^dist\/(core|config|plugins)\/.+\.(js|d\.ts)$/,
+  /^dist\/(bin|core|config|plugins)\/.+\.(js|d\.ts)$/,
   /^dist\/ui-app\/index\.html$/, /^dist\/ui-app\/ui\/[^/]+\.(js|css|svg)(\.gz|\.br)?$/,
 ];
-const REQUIRED = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'npm-shrinkwrap.json', 'registry.config.yaml',
-  'config/vigil.service', 'bin/vigil.js', 'dist/core/main.js', 'dist/plugins/index.js', 'dist/ui-app/index.html'];
+const REQUIRED = ['package.json', 'README.md', 'docs/operating.md', 'docs/configuration.md', 'LICENSE', 'CHANGELOG.md', 'npm-shrinkwrap.json', 'registry.config.yaml',
+  'config/vigil.service', 'bin/vigil.js', 'dist/bin/main.js', 'dist/bin/builtin-plugins.js', 'dist/ui-app/index.html'];
 /** Scripts npm runs when a package is installed, as a dependency, globally or in its own folder. */
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'];
 
-test('npm pack makes vigil-<version>.tgz holding the compiled daemon, the built dashboard, the unit, README, LICENSE and CHANGELOG, and nothing else', async () => {
+test('npm pack makes vigil-<version>.tgz holding the compiled daemon, the built dashboard, the unit, README and the manual in docs/, LICENSE and CHANGELOG, and nothing else', async () => {
   const { tarball, files } = await releasePackage();
   assert.is(tarball.split('/').pop(), `vigil-${manifest.version}.tgz`);
   const stray = files.filter((file) => !ALLOWED.some((pattern) => pattern.test(file)));
@@ -51,23 +51,23 @@ test('the packed package.json has no script that runs on install; the pack leave
 });
 
 /**
- * The README's install steps, for a temporary prefix: `sudo` left out, the tarball the one packed
+ * The install steps of docs/operating.md, for a temporary prefix: `sudo` left out, the tarball the one packed
  * here, and `--prefix` added after `--global` so nothing is installed on this machine.
  */
 function installSteps(tarball: string, prefix: string): { pack: string[]; install: string[]; check: string[] } {
-  const steps = readmeSteps('release-install').map(wordsOf);
+  const steps = docSteps('docs/operating.md', 'release-install').map(wordsOf);
   assert.is(steps.length, 3, 'pack, install, check');
   const [pack, install, check] = steps as [string[], string[], string[]];
   assert.equal(pack, ['npm', 'pack'], 'the pack this file made');
   assert.is(install[0], 'sudo');
-  assert.is(install.at(-1), `./vigil-${manifest.version}.tgz`, 'the README names the package of this version');
+  assert.is(install.at(-1), `./vigil-${manifest.version}.tgz`, 'the steps name the package of this version');
   const args = install.slice(1, -1);
   assert.ok(args.includes('--global') && args.includes('--omit=dev'), args.join(' '));
   args.splice(args.indexOf('--global') + 1, 0, '--prefix', prefix);
   return { pack, install: [...args, tarball], check };
 }
 
-test('installed as README\'s "Installing a release" says, into a temporary prefix: no warning, no build, `vigil --version`, and the daemon answers /health/readiness', async () => {
+test('installed as "Installing a release" of docs/operating.md says, into a temporary prefix: no warning, no build, `vigil --version`, and the daemon answers /health/readiness', async () => {
   const { tarball, workDir } = await releasePackage();
   const prefix = join(workDir, 'prefix');
   const steps = installSteps(tarball, prefix);

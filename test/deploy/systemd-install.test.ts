@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { call } from '../support/http.js';
-import { readmeSteps, wordsOf } from '../support/readme-steps.js';
+import { docSteps, wordsOf } from '../support/doc-steps.js';
 import { checkoutManifest, releasePackage, runCommand, startListening } from '../support/release-package.js';
 import { requireBinary, requireRoot } from '../support/require-binary.js';
 
 /**
- * Issue 29, item 2: README's "Running under systemd" steps, run as written on the release package
+ * Issue 29, item 2: the "Running under systemd" steps of docs/operating.md, run as written on the release package
  * in a temporary root: its paths (/opt/vigil, /etc/vigil, /etc/systemd/system) are moved under a
  * temporary folder, and the `vigil` user is a temporary system user, removed afterwards. Then the
  * unit those steps installed is started as systemd would start it: its ExecStartPre, ExecStart and
@@ -45,7 +45,7 @@ test.after(() => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-/** A path of the README's steps or of the unit, moved into the temporary root. */
+/** A path of the documented steps or of the unit, moved into the temporary root. */
 const MOVED = ['/opt/vigil', '/etc/vigil', '/etc/systemd/system'];
 /** Absolute paths a step may name as they are: they are only read or only named. */
 const AS_IS = new Set(['/dev/null', '/nonexistent', '/usr/sbin/nologin']);
@@ -56,10 +56,10 @@ function translate(word: string, tarball: string): string {
   if (word === 'vigil') return user;
   const release = /^vigil-(.+)\.tgz$/.exec(word);
   if (release) {
-    assert.is(release[1], version, 'the README installs the package of this version');
+    assert.is(release[1], version, 'the steps install the package of this version');
     return tarball;
   }
-  if (word.startsWith('/') && !AS_IS.has(word)) throw new Error(`a README step names ${word}, which this test does not know how to keep inside its temporary root`);
+  if (word.startsWith('/') && !AS_IS.has(word)) throw new Error(`a documented step names ${word}, which this test does not know how to keep inside its temporary root`);
   return word;
 }
 
@@ -98,9 +98,9 @@ function environmentFile(path: string): Record<string, string> {
   return Object.fromEntries(entries.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
 }
 
-test('README\'s "Running under systemd" steps install the release package: a vigil user, /opt/vigil read-only to it, /etc/vigil 0750 root:vigil, vigil.env 0600, the unit enabled, and it starts ready', async () => {
+test('the "Running under systemd" steps of docs/operating.md install the release package: a vigil user, /opt/vigil read-only to it, /etc/vigil 0750 root:vigil, vigil.env 0600, the unit enabled, and it starts ready', async () => {
   const { tarball } = await releasePackage();
-  const steps = readmeSteps('systemd-install').map(wordsOf);
+  const steps = docSteps('docs/operating.md', 'systemd-install').map(wordsOf);
   const path = `${dirname(process.execPath)}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`;
   let enabled = false;
   for (const step of steps) {

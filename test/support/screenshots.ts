@@ -13,7 +13,7 @@ import { addFilters, startNotifyReceivers } from './notifications-shot.js';
 import { repoRoot } from './paths.js';
 
 /**
- * `npm run screenshots`: the dashboard's pages as the README shows them, in docs/screenshots.
+ * `npm run screenshots`: the dashboard's pages as docs/web-ui.md (and the README's tour) shows them, in docs/screenshots.
  *
  * The real daemon (`bin/vigil.js`, default plugins, fast health polling) runs in its own process;
  * a small fleet of fake Spring Boot actuators (real `node:http` servers) registers with it, some

@@ -5,7 +5,7 @@ import { eventually } from '../../support/http.js';
 import { startRedis, type RedisProcess } from '../../support/redis-server.js';
 import { requireBinary } from '../../support/require-binary.js';
 import { Receiver, type Received } from '../notify/receiver.js';
-import { PLUGINS, register, startNodes, stopAll } from './support.js';
+import { FAST, PLUGINS, register, startNodes, stopAll, withDiagnosis } from './support.js';
 
 const { test, path: redisServer } = requireBinary('redis-server', 'apt-get install redis-server');
 
@@ -36,13 +36,24 @@ test('kill -9 of the node delivering a notification: another node claims it from
   const nodes = await startNodes(3, {
     redisUrl: redis!.url,
     plugins: [...PLUGINS, 'notify', 'notify-webhook'],
+    // Time to answer that a loaded machine can honour: a fake instance answering a check after 400 ms
+    // is rightly OFFLINE, and a node whose Redis calls take 500 ms rightly drops out, and either
+    // sends notifications this scenario does not expect.
+    cluster: { 'heartbeat-interval': '500ms', 'heartbeat-ttl': '3s', 'command-timeout': '2s' },
     config: {
+      monitor: { ...FAST.monitor, 'status-interval': '3s', 'default-timeout': '2s' },
+      // Debug: a failure under load is diagnosed from every status change's reason (see withDiagnosis).
+      'log-level': 'debug',
       // A long timeout: the node holding the unanswered call must not give up on its own first.
       notify: { delivery: { timeout: '60s', 'backoff-base': '20ms', 'backoff-cap': '100ms' } },
       'notify-webhook': { url: `${receiver!.url}/hook` },
     },
   });
   running.push(...nodes);
+  await withDiagnosis(nodes, () => killTheDeliverer(nodes), () => receiver!.arrivals.map(shown).join('\n'));
+});
+
+async function killTheDeliverer(nodes: readonly Daemon[]): Promise<void> {
   const id = await register(nodes[0]!, fleet!.registration(1));
   const since = Date.now();
   await eventually(() => Boolean(fleet!.checksSince(since).get(1)?.length), 'the instance checked');
@@ -68,7 +79,12 @@ test('kill -9 of the node delivering a notification: another node claims it from
   await receiver!.received(1, (request) => (request.json as Body).to === 'UP', 20_000);
   assert.is(receiver!.arrivals.filter((request) => request.headers['webhook-id'] === first!.headers['webhook-id']).length, 2);
   assert.equal(receiver!.arrivals.map((request) => (request.json as Body).to), ['DOWN', 'DOWN', 'UP']);
-});
+}
+
+/** One request the receiver saw, as a diagnosis shows it. */
+function shown(request: Received): string {
+  return `received ${String(request.headers['webhook-id'])} from ${String(nodeOf(request))}, answered ${request.status || '(not yet)'}: ${request.body}`;
+}
 
 /** A node's id, as startNodes names them: n1, n2, n3 in start order. */
 function nodeIdOf(nodes: readonly Daemon[], node: Daemon): string {

@@ -15,7 +15,7 @@ const { test, path: redisServer } = requireBinary('redis-server', 'apt-get insta
 const openssl = requireBinary('openssl', 'apt-get install openssl');
 
 /**
- * The README's advice for the Redis Vigil uses (Redis access equals admin), run as written: an
+ * The advice of docs/cluster.md for the Redis Vigil uses (Redis access equals admin), run as written: an
  * ACL user limited to Vigil's keys and channels and without the dangerous commands, and TLS.
  */
 let redis: RedisProcess | undefined;

@@ -36,8 +36,14 @@ export function startNode(nodeId: string, options: NodeOptions): Promise<Daemon>
 
 export async function startNodes(count: number, options: NodeOptions): Promise<Daemon[]> {
   const nodes: Daemon[] = [];
-  // One after the other: each joins a cluster the previous ones already formed.
-  for (let n = 1; n <= count; n += 1) nodes.push(await startNode(`n${n}`, options));
+  try {
+    // One after the other: each joins a cluster the previous ones already formed.
+    for (let n = 1; n <= count; n += 1) nodes.push(await startNode(`n${n}`, options));
+  } catch (error) {
+    // The test never gets the ones already running: left alone, they would keep its runner from exiting.
+    await stopAll(nodes);
+    throw error;
+  }
   return nodes;
 }
 
@@ -103,4 +109,24 @@ export function statusesOf(events: readonly WireEvent[], id: string): string[] {
 
 export async function stopAll(nodes: readonly (Daemon | undefined)[]): Promise<void> {
   await Promise.all(nodes.map((node) => node?.stop()));
+}
+
+/**
+ * Runs `scenario`; if it fails, prints what a failure under load is diagnosed from before the
+ * error is reported: `more()` (what the test itself saw), the event list of every node still
+ * running, and every node's log lines (killed ones too).
+ */
+export async function withDiagnosis(nodes: readonly Daemon[], scenario: () => Promise<void>, more: () => string = () => ''): Promise<void> {
+  try {
+    await scenario();
+  } catch (error) {
+    const parts = ['--- diagnosis of the failure below', more()];
+    for (const [index, node] of nodes.entries()) {
+      const alive = node.child.exitCode === null && node.child.signalCode === null;
+      const events = alive ? await eventsOf(node).then((list) => JSON.stringify(list), (problem: unknown) => String(problem)) : '(not running)';
+      parts.push(`--- node ${index + 1} (${node.url}) events: ${events}`, `--- node ${index + 1} logs:`, ...node.logs());
+    }
+    process.stderr.write(`${parts.filter(Boolean).join('\n')}\n`);
+    throw error;
+  }
 }

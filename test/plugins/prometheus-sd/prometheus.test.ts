@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';
 import { requireBinary } from '../../support/require-binary.js';
@@ -33,7 +33,7 @@ function freePort(): Promise<number> {
   });
 }
 
-/** What a user writes (README "Prometheus"): targets from /prometheus/sd, the application label relabelled, Vigil itself scraped with the token. */
+/** What a user writes (docs/operating.md, "Prometheus service discovery"): targets from /prometheus/sd, the application label relabelled, Vigil itself scraped with the token. */
 function prometheusConfig(vigil: URL): string {
   return `global:
   scrape_interval: 1s

@@ -1,10 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EVENT_LOG, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent, type VigilPlugin } from '../../../core/plugin-api.js';
+import { EVENT_LOG, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent } from '../../../core/event-log.js';
+import type { VigilPlugin } from '../../../core/plugin-api.js';
 import { instanceIdOf } from '../../../core/store/instance-id.js';
 import { applyEvent, emptyInstance } from '../../../core/store/instance.js';
 import { MemoryEventLog } from '../../../core/store/memory-event-log.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import type { InstanceEvent } from '../../../core/store/types.js';
 import { deregister, openSse, register, registration, type SseClient } from './client.js';
 
@@ -53,7 +54,7 @@ class LaggingLog implements EventLog {
 }
 
 function laggingNode(log: LaggingLog): VigilPlugin<never> {
-  return { name: 'lagging-node', configKey: null, setup: (ctx) => ctx.services.provide(EVENT_LOG, log) } as VigilPlugin<never>;
+  return { name: 'lagging-node', configKey: null, create: (ctx) => ctx.services.provide(EVENT_LOG, log) } as VigilPlugin<never>;
 }
 
 test('events a reload brings reach the open streams at once, in order; live ones follow, each once', async () => {
@@ -65,7 +66,7 @@ test('events a reload brings reach the open streams at once, in order; live ones
     const all = await openSse(`${tk.url}/instances/events`);
     const apps = await openSse(`${tk.url}/applications`);
     streams.push(all, apps);
-    const { instances } = tk.kernel;
+    const { registry: instances } = tk.kernel;
 
     // Another node registers `cart` and sees `shop` go DOWN; this node hears of it only by reloading.
     const cartRegistration = { name: 'cart', healthUrl: 'http://127.0.0.1:3302/actuator/health', managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} };
