@@ -262,8 +262,9 @@ export interface PluginBus {
  * the event log (`EVENT_LOG`; in memory unless a plugin provides one) and resolve once this
  * node's snapshot holds the result, so a read right after a write on the same node sees it.
  * Every recorded event, whichever node wrote it, is applied in `seq` order and published on the
- * bus as `instance.changed`. The registry is ready once every plugin has set up: no plugin reads
- * or writes it at the setup step (in `create`). A write while the log cannot take it rejects with
+ * bus as `instance.changed`, in that order, once the writing call has returned (never inside it).
+ * The registry is ready once every plugin has set up: no plugin reads or writes it at the setup
+ * step (in `create`). A write while the log cannot take it rejects with
  * `StoreUnavailableError` and changes nothing.
  */
 export interface Registry {
@@ -317,6 +318,12 @@ export interface WriteOptions {
    * deregistration): the log refuses it with `StaleFenceError` once another node holds the lease.
    */
   readonly fence?: Fence;
+  /**
+   * Awaited once the write has decided it records something, before it is appended: the caller's
+   * throttle for writes that come in bursts (`turnSlot`). A write that records nothing, such as
+   * an equal heartbeat, never waits; one whose instance changed during the wait is decided again.
+   */
+  readonly turn?: () => Promise<void>;
 }
 
 /** The request a handler gets: Node's, plus what the router parsed. */

@@ -1,5 +1,5 @@
-import { EventApplications, HEALTH_GROUPS, HttpError, instanceIdOf, sameRegistration, scopeOf, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
-import { parseRegistration, type Instance } from '../../core/domain/index.js';
+import { EventApplications, HEALTH_GROUPS, HttpError, instanceIdOf, scopeOf, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { parseRegistration } from '../../core/domain/index.js';
 import { turnSlot } from '../../core/kits/runtime/index.js';
 
 /** Registrations made over HTTP are marked so, whatever the body says (SBA does the same). */
@@ -7,18 +7,14 @@ const SOURCE = 'http-api';
 
 export function instanceRoutes({ http, registry: instances, views, log, services }: PluginContext<unknown>): void {
   http.route('POST', '/instances', async (req, res) => {
-    let held: Instance | undefined;
-    const parsed = parseRegistration(await http.readJson(req), SOURCE, (healthUrl) => (held = instances.get(instanceIdOf(healthUrl)))?.registration);
+    const parsed = parseRegistration(await http.readJson(req), SOURCE, (healthUrl) => instances.get(instanceIdOf(healthUrl))?.registration);
     if (!parsed.ok) throw new HttpError(400, `invalid registration: ${parsed.problems.join('; ')}`);
-    const created = (id: string) => http.sendJson(res, 201, { id }, { location: `${http.contextPath}/instances/${id}` });
-    // A heartbeat that changes nothing is answered from this node's copy, as `register` would.
-    if (held?.registered && held.registration && sameRegistration(held.registration, parsed.registration)) return created(held.id);
-    // One that changes something is news to every plugin, and a thousand applications starting at
-    // once must not hold up every other client: those take turns.
-    await turnSlot();
-    const { id, event } = await instances.register(parsed.registration);
+    // A heartbeat that changes nothing records nothing and is answered at once. One that changes
+    // something is news to every plugin, and a thousand applications starting at once must not
+    // hold up every other client: those take turns.
+    const { id, event } = await instances.register(parsed.registration, { turn: turnSlot });
     if (event?.type === 'REGISTERED') log.info(`registered ${id}`, { name: parsed.registration.name });
-    created(id);
+    http.sendJson(res, 201, { id }, { location: `${http.contextPath}/instances/${id}` });
   }, { action: 'instances.register' });
 
   http.route('GET', '/instances', (req, res) => {

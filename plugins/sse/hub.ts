@@ -60,22 +60,12 @@ export class StreamHub {
   }
 
   /**
-   * The `instance.changed` handler. Events go out in `seq` order even when one is recorded from
-   * inside another's handler: a plugin whose handler runs before this one may append, and then
-   * the newer event is announced here first. Seqs are contiguous, so a jump shows that earlier
-   * events are still on their way: they are taken from the history and sent first, and their own
-   * announcement, when it comes, finds them already sent.
+   * The `instance.changed` handler. The bus delivers events in `seq` order, each after the one
+   * before has reached every handler, even those recorded from inside a handler: they go out as
+   * they come. One at or below what was sent (a reload's catch-up already sent it) is skipped.
    */
   publish({ event, instance, previous }: InstanceChange): void {
     if (event.seq <= this.#published) return;
-    if (event.seq > this.#published + 1) {
-      const { instances } = this.options;
-      const applications = new EventApplications(instances);
-      for (const missed of instances.eventsSince(this.#published)) {
-        if (missed.seq >= event.seq) break;
-        this.#fanOut(missed, () => namesTouchedBy(missed, instances), applications.of(missed));
-      }
-    }
     // A rename touches two applications: the one left first (maybe now `instances: []`), then the one joined.
     this.#fanOut(event, () => {
       const [before, after] = [previous.registration?.name, instance.registration?.name];
@@ -84,9 +74,25 @@ export class StreamHub {
   }
 
   /**
-   * `after` is the instance as this event left it; events taken from the history to close a gap
-   * have none at hand, and their snapshot watchers get the instance as it is now (as SBA, which
-   * reads the registry when it sends).
+   * The `instances.reloaded` handler: the log replaced this node's state, bringing events that
+   * came with no `instance.changed` of their own (a node that fell behind the feed). The held
+   * ones newer than what was sent go out now, oldest first.
+   */
+  catchUp(): void {
+    const { instances } = this.options;
+    if (this.#streams.size === 0) {
+      // Nobody to send them to: a later stream's replay reads the history itself.
+      this.#published = Math.max(this.#published, instances.lastSeq);
+      return;
+    }
+    const applications = new EventApplications(instances);
+    for (const missed of instances.eventsSince(this.#published)) this.#fanOut(missed, () => namesTouchedBy(missed, instances), applications.of(missed));
+  }
+
+  /**
+   * `after` is the instance as this event left it; events a reload brought have none at hand,
+   * and their snapshot watchers get the instance as it is now (as SBA, which reads the registry
+   * when it sends).
    */
   #fanOut(event: InstanceEvent, applicationNames: () => readonly (string | undefined)[], application: string | undefined, after?: Instance): void {
     this.#published = event.seq;
