@@ -1,5 +1,5 @@
 import { maskSecrets } from '../config/mask-secrets.js';
-import type { DaemonAbout } from './plugin-api.js';
+import type { DaemonAbout } from './domain/index.js';
 import type { Prepared, PreparedPlugin } from './prepare.js';
 import { sectionKeyOf } from './plugin-order.js';
 import { vigilVersion } from './version.js';

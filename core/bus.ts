@@ -1,4 +1,3 @@
-import type { DiscoveryRun } from './discovery/runner.js';
 import type { Instance, InstanceEvent } from './store/types.js';
 
 /** What `instance.changed` carries: the recorded event and the instance before and after it. */
@@ -31,8 +30,6 @@ export interface BusEvents {
    * which its instances may have gone unchecked: checks that fell due since then are made at once.
    */
   'instances.ownership-changed': { readonly lostContactSince?: number };
-  /** A discovery source finished a run on this node: what it changed, or why it failed (nothing removed then). */
-  'discovery.ran': DiscoveryRun;
 }
 
 export type BusHandler<T> = (payload: T) => void | Promise<void>;

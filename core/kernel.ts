@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import type { KernelConfig } from '../config/kernel-schema.js';
+import type { KernelConfig, LogLevel } from '../config/kernel-schema.js';
 import { EventBus } from './bus.js';
 import { describeDaemon } from './about.js';
 import { VigilError, messageOf } from './errors.js';
@@ -15,7 +15,11 @@ import { openFileLimit, openFileWarning } from './http/open-file-limit.js';
 import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
-import { ALLOWED_HOSTS, EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext, type Services } from './plugin-api.js';
+import {
+  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext,
+  type Services,
+} from './plugin-api.js';
+import { EVENT_LOG } from './event-log.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
 import { LocalSharedState } from './contract/shared-state.js';
 import { LocalOutbox } from './contract/event-outbox.js';
@@ -29,7 +33,6 @@ import { MemoryEventLog } from './store/memory-event-log.js';
 import { runSeqBase } from './store/seq-base.js';
 import { replaceableJsonViews } from './store/json-view.js';
 import { planReload, type ReloadReport } from './reload.js';
-import type { LogLevel } from '../config/kernel-schema.js';
 import { InstanceRegistry } from './store/registry.js';
 
 export type Phase = 'stopped' | 'starting' | 'started' | 'stopping';
@@ -122,7 +125,7 @@ export class Kernel {
       },
       log: log.child(item.plugin.name),
       bus,
-      instances: this.#registry,
+      registry: this.#registry,
       outbound,
       views,
       http: this.#routesFor(),
@@ -152,7 +155,7 @@ export class Kernel {
   }
 
   /** The registry facade plugins get, for embedding and tests. */
-  get instances(): InstanceRegistry {
+  get registry(): InstanceRegistry {
     return this.#registry;
   }
 

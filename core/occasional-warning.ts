@@ -1,4 +1,4 @@
-import type { Logger } from './plugin-api.js';
+import type { Logger } from './contract/basics.js';
 
 /**
  * A warning logged at most once per `everyMs`, however often its cause recurs: under a flood a

@@ -10,61 +10,65 @@
  * 1. **resolve** — each `plugins:` entry becomes a plugin object (built-in name, path, npm package);
  * 2. **validate** — the object is checked against this contract, its config section against its
  *    `configSchema`, and `dependencies` against the full list, before anything runs;
- * 3. **setup** — in dependency order (list order breaks ties): register routes, hooks, bus
- *    handlers, services. No timers, sockets or I/O here, so a failed start leaves nothing behind;
+ * 3. **setup** — in dependency order (list order breaks ties), the host gives each plugin its one
+ *    context and calls `create`, which registers routes, hooks, bus handlers and services and
+ *    returns the instance's lifecycle. No timers, sockets or I/O here, so a failed start leaves
+ *    nothing behind;
  * 4. **listen** — the HTTP server opens;
- * 5. **start** — same order: begin background work (timers, polling);
- * 6. **stop** — reverse order, on SIGTERM/SIGINT or after a later plugin failed to start.
+ * 5. **start** — same order: each lifecycle's `start` begins background work (timers, polling);
+ * 6. **reload** — on SIGHUP, each changed section goes to its lifecycle's `reload`;
+ * 7. **stop** — reverse order, on SIGTERM/SIGINT or after a later plugin failed to start.
  * Each step runs under a timeout (`plugin-timeout`, default 10 s); a failure names the plugin.
+ * Plugins written before `create` have `setup`, `start`, `stop` and `reload` on the plugin object
+ * instead; the host runs them the same way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BusEvents, BusHandler } from './bus.js';
-import type { Command } from './store/commands.js';
-import type { JsonViews } from './store/json-view.js';
-import type { Application, Instance, InstanceEvent, Registration } from './store/types.js';
-import type { ConfigSchema } from '../config/validate.js';
+import type { HttpMethod, Logger, Services } from './contract/basics.js';
 import type { Fence } from './contract/event-log.js';
 import type { Outbound } from './contract/instance-calls.js';
-import type { ServiceToken } from './contract/tokens.js';
+import type { Application, DaemonAbout, Instance, InstanceEvent, Registration } from './domain/index.js';
+import type { Command } from './store/commands.js';
+import type { JsonViews } from './store/json-view.js';
+import type { ConfigSchema } from '../config/validate.js';
 
+// The types this contract names, from the files that declare them. What an instance, an event
+// or an application is lives in `vigil/domain`; what an event log must do, in `vigil/event-log`.
+export type { HttpMethod, Logger, Services } from './contract/basics.js';
 export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
-export type { Command, StatusChangeDetection } from './store/commands.js';
-export type { JsonViews } from './store/json-view.js';
-export { maskUrlPassword } from './store/url-credentials.js';
-export type {
-  Application, Endpoint, EventDraft, Instance, InstanceEvent, InstanceEventType, Registration, StatusInfo,
-} from './store/types.js';
 export type { ConfigSchema } from '../config/validate.js';
-export { changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration } from './store/commands.js';
-export { endpointUrl, visibleEndpoints, applyEvent, emptyInstance } from './store/instance.js';
-export { compactionKind } from './store/held-events.js';
-export { storedEvent } from './store/event-shape.js';
-export { runSeqBase } from './store/seq-base.js';
-export { statusInfo, severity } from './store/status.js';
+export type { JsonViews } from './store/json-view.js';
+export {
+  changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration, type Command, type StatusChangeDetection,
+} from './store/commands.js';
+export { instanceIdOf } from './store/instance-id.js';
+export { StaleFenceError, StoreUnavailableError, VersionConflictError, type Fence } from './contract/event-log.js';
+
+// Helpers every kind of plugin needs.
+export { CALL_FAILURE, TIMEOUT_CODES, messageOf } from './errors.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
-export { appendVary, varyOnWrite } from './http/vary.js';
+export { acceptedMediaRanges } from './http/accepts.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
-export { InFlight } from './in-flight.js';
+export { addressKey } from './http/address-key.js';
+export { parseCidr } from './outbound/cidr.js';
+export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
 export { Fifo } from './fifo.js';
+export { OccasionalWarning } from './occasional-warning.js';
 export { vigilVersion } from './version.js';
-export { parseRegistration, type HeldRegistrationOf } from './store/registration.js';
-export { instanceIdOf } from './store/instance-id.js';
-export { turnSlot } from './turn-slots.js';
+
+// The service tokens, one declaration each in core/contract/.
 export { defineToken, type ServiceToken } from './contract/tokens.js';
 export {
   DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, instanceHttpOf,
   type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
 } from './contract/instance-calls.js';
-export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
-export { CancellableHandler } from './outbound/cancellable-handler.js';
-export { EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError, type EventLog, type Fence, type InstanceTransition, type LogReceiver, type NewEvent } from './contract/event-log.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
 export {
-  LabelledCounts, LabelledHistogram, METRICS,
+  METRICS,
   type CounterFamily, type GaugeFamily, type HistogramFamily, type HistogramSample, type MetricFamily, type MetricLabels, type MetricSample,
 } from './contract/metrics.js';
 export { LIVENESS_PATH, READINESS, READINESS_PATH, type Readiness, type ReadinessCheck } from './contract/readiness.js';
@@ -74,35 +78,6 @@ export {
 } from './contract/api-description.js';
 export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
-export { addressKey } from './http/address-key.js';
-export { parseCidr } from './outbound/cidr.js';
-export { OccasionalWarning } from './occasional-warning.js';
-export {
-  NOTIFICATION_CHANNEL, NOTIFIED_EVENT_TYPES, type Attempt, type ChannelSettings, type DeliveryTools, type GroupNotification,
-  type InstanceNotification, type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance,
-  type OutgoingRequest, type SummaryNotification,
-} from './contract/notification.js';
-export * as escapes from './notification/escape.js';
-export type { Escape } from './notification/escape.js';
-export { TEMPLATE_FIELDS, TemplateError, capText, fieldValue, parseTemplate, renderTemplate, type Template } from './notification/template.js';
-export { sendEach } from './notification/send-each.js';
-export { MAX_GROUP_LINES, groupLines, groupTitle, instanceText, joinLines, summaryText, type MessageTemplates } from './notification/texts.js';
-export {
-  CHANGE_PATTERN, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, template,
-  type ChannelDefaults, type ChannelSection,
-} from './notification/channel-schema.js';
-export { LiveChannel, defineChannel, type ChannelPluginDefinition } from './notification/define-channel.js';
-// Discovery sources (`discovery-file`, ...) and third-party ones share one core: see core/discovery/.
-export { defineDiscoverySource } from './discovery/define-source.js';
-export { convertService, ConversionError } from './discovery/convert.js';
-export { simpleMatch } from './discovery/filters.js';
-export { ApiError, getJson, type GetOptions, type JsonAnswer } from './discovery/api-client.js';
-export { metadataMap, type DiscoveryConfig } from './discovery/config.js';
-export type { DiscoveryRun } from './discovery/runner.js';
-export type { RunDiff } from './discovery/reconcile.js';
-export type {
-  Discovered, DiscoveredRegistration, DiscoveredService, DiscoverySource, DiscoverySourceDefinition, ListOptions, RunReason, SourceContext,
-} from './discovery/types.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {
@@ -123,28 +98,72 @@ export interface VigilPlugin<Config = unknown> {
    * The section is validated even when absent (as `undefined`), so defaults apply.
    */
   readonly configSchema?: ConfigSchema<Config>;
-  /** Registers what the plugin contributes. Runs once, in dependency order, before the server listens. */
-  setup(ctx: PluginContext<Config>): void | Promise<void>;
-  /** Begins background work, after the server listens. */
+  /**
+   * Makes this plugin's instance for one kernel, at the **setup** step: registers what the plugin
+   * contributes (routes, hooks, bus handlers, services; no timers, sockets or I/O) and returns its
+   * lifecycle, which the host keeps for the kernel's life. Called once per kernel with the one
+   * context the plugin gets. Whatever the plugin keeps for a kernel lives in what `create` makes
+   * (a closure, an object), never in module state: one plugin object may serve several kernels in
+   * one process (tests run many). Returning nothing means the plugin has no lifecycle.
+   *
+   * A plugin has `create` or, in the older form kept for existing plugins, `setup` (with `start`,
+   * `stop` and `reload` on the plugin object, each called with the same context): never both.
+   */
+  create?(ctx: PluginContext<Config>): PluginLifecycle<Config> | void | Promise<PluginLifecycle<Config> | void>;
+  /** The older form of `create`: registers what the plugin contributes, and returns nothing. */
+  setup?(ctx: PluginContext<Config>): void | Promise<void>;
+  /** The older form's `PluginLifecycle.start`, called with the plugin's context. */
   start?(ctx: PluginContext<Config>): void | Promise<void>;
-  /** Ends background work and releases resources; runs in reverse order. Must finish within the timeout. */
+  /** The older form's `PluginLifecycle.stop`, called with the plugin's context. */
   stop?(ctx: PluginContext<Config>): void | Promise<void>;
+  /** The older form's `PluginLifecycle.reload`, called with the plugin's context (still holding the old section) and the new section. */
+  reload?(ctx: PluginContext<Config>, config: Config): ReloadResult | Promise<ReloadResult>;
+  /**
+   * Commands this plugin adds to the `vigil` CLI, by name (`basic-auth` adds `vigil hash-password`).
+   * A command runs alone: no kernel, no config, no lifecycle step; it gets the words after its
+   * name and the process's streams. A built-in plugin's commands are also named in the built-in
+   * map, so the CLI imports only the plugin whose command was asked for.
+   */
+  readonly commands?: Readonly<Record<string, PluginCommand>>;
+}
+
+/** What `create` returns: the rest of one plugin instance's life. Every member is optional. */
+export interface PluginLifecycle<Config = unknown> {
+  /** Begins background work (timers, polling), after the server listens; in dependency order. */
+  start?(): void | Promise<void>;
+  /** Ends background work and releases resources; in reverse order. Must finish within the timeout. */
+  stop?(): void | Promise<void>;
   /**
    * Applies a changed section while running (SIGHUP, `systemctl reload`), without dropping a
    * connection or a stream. Called only once the whole new config is valid, only when this
    * plugin's section differs from the running one, and under the same timeout as `start`. It
    * returns the dotted keys it could not apply (they need a restart; each is named in a warning),
    * or nothing. Throwing refuses the change for this plugin (logged) and keeps its old config.
-   * Once it resolves, `ctx.config` is the new section. Without this member, any change to the
-   * section is reported as needing a restart.
+   * Until it resolves `ctx.config` is the old section, from then on the new one. Without this
+   * member, any change to the section is reported as needing a restart.
    */
-  reload?(ctx: PluginContext<Config>, config: Config): ReloadResult | Promise<ReloadResult>;
+  reload?(config: Config): ReloadResult | Promise<ReloadResult>;
+}
+
+/** One `vigil <name> [args]` command of a plugin. */
+export interface PluginCommand {
+  /** Runs the command and resolves with the process's exit code; problems go to `io.stderr`. */
+  run(args: readonly string[], io: CommandIo): Promise<number>;
+}
+
+/** The process's streams, as a command gets them (tests give it their own). */
+export interface CommandIo {
+  readonly stdin: NodeJS.ReadableStream;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  /** Whether stdin is a terminal (a command may then prompt, e.g. with echo off). */
+  readonly isTTY: boolean;
 }
 
 /** What `reload` returns: nothing when everything applied, else the keys that need a restart. */
 export type ReloadResult = void | readonly string[];
 
-/** What the kernel hands each plugin. One context per plugin; nothing in it leaks kernel internals. */
+/** What the kernel hands each plugin: one context per plugin and kernel, for the plugin's whole life; nothing in it leaks kernel internals. */
 export interface PluginContext<Config = unknown> {
   /** This plugin's name. */
   readonly name: string;
@@ -157,12 +176,12 @@ export interface PluginContext<Config = unknown> {
   /** The typed event bus shared by kernel and plugins. */
   readonly bus: PluginBus;
   /** The instance registry: the only way to read or change instances. */
-  readonly instances: Registry;
+  readonly registry: Registry;
   /** The policy every call to an instance goes through: agents, credentials, SSRF, User-Agent. */
   readonly outbound: Outbound;
   /** The wire (JSON) form of instances, events and applications, with metadata sanitised. */
   readonly views: JsonViews;
-  /** HTTP routes and hooks, scoped to the context path. Only usable during `setup`. */
+  /** HTTP routes and hooks, scoped to the context path. Only usable at the setup step (in `create`). */
   readonly http: HttpRoutes;
   /** Typed services shared between plugins without reaching into each other's internals. */
   readonly services: Services;
@@ -204,29 +223,6 @@ export interface KernelSettings {
   about(): DaemonAbout;
 }
 
-export interface DaemonAbout {
-  /** Vigil's own version. */
-  readonly version: string;
-  /** In `plugins:` order: each plugin's name, declared version (null when it declares none), where it came from, and its entry as written. */
-  readonly plugins: readonly { readonly name: string; readonly version: string | null; readonly source: 'builtin' | 'path' | 'package'; readonly entry: string }[];
-  /**
-   * The effective config: kernel keys with their defaults, `plugins`, and each loaded plugin's
-   * validated section (durations in ms). Values under keys that name a secret (`password`,
-   * `token`, `*-key`, `secret`, `*-hash`, webhook URLs, `headers`), URL passwords, and the paths
-   * of notifier URLs are `******`.
-   */
-  readonly config: Readonly<Record<string, unknown>>;
-}
-
-export interface Logger {
-  error(message: string, meta?: Record<string, unknown>): void;
-  warn(message: string, meta?: Record<string, unknown>): void;
-  info(message: string, meta?: Record<string, unknown>): void;
-  debug(message: string, meta?: Record<string, unknown>): void;
-  /** A logger whose lines also carry `scope`. */
-  child(scope: string): Logger;
-}
-
 export interface PluginBus {
   /** Subscribes until `unsubscribe()` or until the kernel stops. A throwing handler is logged, never fatal. */
   on<K extends keyof BusEvents>(name: K, handler: BusHandler<BusEvents[K]>): () => void;
@@ -244,7 +240,7 @@ export interface PluginBus {
  * node's snapshot holds the result, so a read right after a write on the same node sees it.
  * Every recorded event, whichever node wrote it, is applied in `seq` order and published on the
  * bus as `instance.changed`. The registry is ready once every plugin has set up: no plugin reads
- * or writes it during `setup`. A write while the log cannot take it rejects with
+ * or writes it at the setup step (in `create`). A write while the log cannot take it rejects with
  * `StoreUnavailableError` and changes nothing.
  */
 export interface Registry {
@@ -299,8 +295,6 @@ export interface WriteOptions {
    */
   readonly fence?: Fence;
 }
-
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /** The request a handler gets: Node's, plus what the router parsed. */
 export interface VigilRequest extends IncomingMessage {
@@ -370,28 +364,6 @@ export interface HttpRoutes {
    * it runs for every request. Nothing is observed unless a plugin asks.
    */
   onResponse(listener: (req: VigilRequest, res: ServerResponse) => void): void;
-}
-
-/**
- * Tokens plugins contribute to and the kernel or a default plugin collects: `DETECTION_STRATEGY`
- * (the monitor), `METRICS` (`GET /metrics`), `READINESS` (`GET /health/readiness`, the kernel adds
- * its phase), `API_DESCRIPTION` (`GET /openapi.json`), `ALLOWED_HOSTS` (the kernel's `Host` check).
- * Contribute in `setup`.
- *
- * Tokens the kernel reads or fills itself: `EVENT_LOG`, `OWNERSHIP`, `LEASES`, `SHARED_STATE`,
- * `EVENT_OUTBOX` and `NODE_ID`. A plugin (`cluster-redis`) may provide them in its `setup`; once
- * every plugin has set up, the kernel provides one process's own for each one left, so from
- * `start` on `use()` always finds them.
- */
-export interface Services {
-  /** Provides the one implementation of a token; a second provider is an error. */
-  provide<T>(token: ServiceToken<T>, value: T): void;
-  /** The provided implementation, or undefined when no loaded plugin provides it. */
-  use<T>(token: ServiceToken<T>): T | undefined;
-  /** Adds one of many values for a token (e.g. a detection strategy). */
-  contribute<T>(token: ServiceToken<T>, value: T): void;
-  /** Every contributed value, in the order the contributing plugins appear in `plugins:`. */
-  collect<T>(token: ServiceToken<T>): T[];
 }
 
 /** Helper for plugin authors: gives a plugin object its type without changing it. */

@@ -1,20 +1,23 @@
 import { pluginVersion } from './about.js';
 import { VigilError, messageOf } from './errors.js';
-import type { Logger, PluginContext, ReloadResult } from './plugin-api.js';
+import type { Logger, PluginContext, PluginLifecycle, VigilPlugin } from './plugin-api.js';
 import type { PreparedPlugin } from './prepare.js';
 import { withTimeout } from './timeout.js';
 
-type Step = 'setup' | 'start' | 'stop';
+type Step = 'setup' | 'start' | 'stop' | 'reload';
 
 /**
  * Runs the plugins' lifecycle: setup in order, start in order, stop in reverse. Every step has a
  * timeout; a failing setup or start names the plugin, and the plugins already started are
  * stopped again (Caddy's rollback), so a failed boot leaves nothing running.
+ *
+ * Each plugin gets one context, made at its setup, and its setup makes its instance: what
+ * `create` returns (or, for a plugin in the older form, its own `start`, `stop` and `reload`
+ * bound to that context). The host keeps the instance; nothing else keeps plugin state.
  */
 export class PluginHost {
   readonly #started: PreparedPlugin[] = [];
-  /** One context per plugin for its whole life, so a plugin may key state on it. */
-  readonly #contexts = new Map<PreparedPlugin, PluginContext<unknown>>();
+  readonly #instances = new Map<PreparedPlugin, PluginLifecycle<unknown>>();
 
   constructor(
     private readonly plugins: readonly PreparedPlugin[],
@@ -25,15 +28,19 @@ export class PluginHost {
 
   async setup(): Promise<void> {
     for (const item of this.plugins) {
-      const ms = await this.#run(item, 'setup', this.stepTimeout);
-      this.log.debug(`plugin ${item.plugin.name} set up`, { ms, from: item.resolved.location });
+      const started = Date.now();
+      const ctx = this.contextOf(item);
+      const instance = await this.#run(item, 'setup', this.stepTimeout, () => create(item.plugin, ctx));
+      this.#instances.set(item, instance ?? {});
+      this.log.debug(`plugin ${item.plugin.name} set up`, { ms: Date.now() - started, from: item.resolved.location });
     }
   }
 
   async start(): Promise<void> {
     for (const item of this.plugins) {
+      const instance = this.#instances.get(item);
       try {
-        await this.#run(item, 'start', this.stepTimeout);
+        if (instance?.start) await this.#run(item, 'start', this.stepTimeout, () => instance.start!());
       } catch (error) {
         await this.stop(this.stepTimeout * this.#started.length);
         throw error;
@@ -47,9 +54,10 @@ export class PluginHost {
     const deadline = Date.now() + budgetMs;
     while (this.#started.length > 0) {
       const item = this.#started.pop()!;
+      const instance = this.#instances.get(item);
       const remaining = Math.max(1, Math.min(this.stepTimeout, deadline - Date.now()));
       try {
-        await this.#run(item, 'stop', remaining);
+        if (instance?.stop) await this.#run(item, 'stop', remaining, () => instance.stop!());
       } catch (error) {
         this.log.error(messageOf(error));
       }
@@ -57,21 +65,15 @@ export class PluginHost {
   }
 
   /**
-   * Runs the `reload` hook of the plugin called `name` with its context, under the step timeout;
+   * Hands a changed section to the `reload` of the plugin called `name`, under the step timeout;
    * false when it has none. A failure names the plugin.
    */
   async reload(name: string, config: unknown): Promise<{ readonly restart: readonly string[] } | false> {
     const item = this.plugins.find((candidate) => candidate.plugin.name === name);
-    const hook = item?.plugin.reload;
-    const ctx = item && this.#contexts.get(item);
-    if (!item || !hook || !ctx) return false;
-    try {
-      const result: ReloadResult = await withTimeout(async () => hook.call(item.plugin, ctx, config), this.stepTimeout, `plugin "${name}" reload`);
-      return { restart: result ?? [] };
-    } catch (error) {
-      if (error instanceof VigilError && error.code === 'ERR_PLUGIN_TIMEOUT') throw error;
-      throw new VigilError('ERR_PLUGIN_FAILED', `plugin "${name}" failed in reload: ${messageOf(error)}`, { cause: error });
-    }
+    const instance = item && this.#instances.get(item);
+    if (!item || !instance?.reload) return false;
+    const result = await this.#run(item, 'reload', this.stepTimeout, () => instance.reload!(config));
+    return { restart: result ?? [] };
   }
 
   /** The boot report: each plugin with where it came from. */
@@ -82,22 +84,27 @@ export class PluginHost {
     }).join(', ');
   }
 
-  async #run(item: PreparedPlugin, step: Step, timeoutMs: number): Promise<number> {
-    const hook = item.plugin[step];
-    if (!hook) return 0;
-    const started = Date.now();
+  async #run<T>(item: PreparedPlugin, step: Step, timeoutMs: number, call: () => T | Promise<T>): Promise<T> {
     try {
-      let context = this.#contexts.get(item);
-      if (!context) {
-        context = this.contextOf(item);
-        this.#contexts.set(item, context);
-      }
-      const ctx = context;
-      await withTimeout(() => hook.call(item.plugin, ctx), timeoutMs, `plugin "${item.plugin.name}" ${step}`);
+      return await withTimeout(async () => call(), timeoutMs, `plugin "${item.plugin.name}" ${step}`);
     } catch (error) {
       if (error instanceof VigilError && error.code === 'ERR_PLUGIN_TIMEOUT') throw error;
       throw new VigilError('ERR_PLUGIN_FAILED', `plugin "${item.plugin.name}" failed in ${step}: ${messageOf(error)}`, { cause: error });
     }
-    return Date.now() - started;
   }
+}
+
+/**
+ * The setup step of one plugin: its `create`, or for a plugin in the older form its `setup`,
+ * with `start`, `stop` and `reload` bound to the same context as its lifecycle.
+ */
+async function create(plugin: VigilPlugin<unknown>, ctx: PluginContext<unknown>): Promise<PluginLifecycle<unknown> | void> {
+  if (plugin.create) return plugin.create(ctx);
+  await plugin.setup!.call(plugin, ctx);
+  const { start, stop, reload } = plugin;
+  return {
+    ...(start ? { start: () => start.call(plugin, ctx) } : {}),
+    ...(stop ? { stop: () => stop.call(plugin, ctx) } : {}),
+    ...(reload ? { reload: (config: unknown) => reload.call(plugin, ctx, config) } : {}),
+  };
 }

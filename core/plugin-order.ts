@@ -9,10 +9,7 @@ export function pluginShapeProblems(value: unknown, entry: string): string[] {
   const plugin = value as Record<string, unknown>;
   const problems: string[] = [];
   if (typeof plugin.name !== 'string' || !NAME.test(plugin.name)) problems.push(`${where}: "name" must be a lower-case kebab-case string`);
-  if (typeof plugin.setup !== 'function') problems.push(`${where}: "setup" must be a function`);
-  for (const hook of ['start', 'stop', 'reload'] as const) {
-    if (plugin[hook] !== undefined && typeof plugin[hook] !== 'function') problems.push(`${where}: "${hook}" must be a function when given`);
-  }
+  problems.push(...lifecycleProblems(plugin, where));
   const deps = plugin.dependencies;
   if (deps !== undefined && !(Array.isArray(deps) && deps.every((dep) => typeof dep === 'string'))) {
     problems.push(`${where}: "dependencies" must be an array of plugin names`);
@@ -21,6 +18,26 @@ export function pluginShapeProblems(value: unknown, entry: string): string[] {
   if (key !== undefined && key !== null && (typeof key !== 'string' || key === '')) problems.push(`${where}: "configKey" must be a non-empty string or null`);
   const schema = plugin.configSchema as { validate?: unknown } | undefined;
   if (schema !== undefined && typeof schema?.validate !== 'function') problems.push(`${where}: "configSchema" must be a yup schema (an object with validate())`);
+  return problems;
+}
+
+/** A plugin has `create` or, in the older form, `setup` with `start`, `stop` and `reload` beside it. */
+function lifecycleProblems(plugin: Record<string, unknown>, where: string): string[] {
+  const hasCreate = plugin.create !== undefined;
+  if (hasCreate && plugin.setup !== undefined) return [`${where}: has both "create" and "setup"; give one of them (see the plugin contract)`];
+  if (!hasCreate && plugin.setup === undefined) return [`${where}: "create" must be a function (or, in the older form, "setup")`];
+  const problems: string[] = [];
+  const entry = hasCreate ? 'create' : 'setup';
+  if (typeof plugin[entry] !== 'function') problems.push(`${where}: "${entry}" must be a function`);
+  for (const hook of ['start', 'stop', 'reload'] as const) {
+    if (plugin[hook] === undefined) continue;
+    if (hasCreate) problems.push(`${where}: "${hook}" belongs in the lifecycle "create" returns, not on the plugin object`);
+    else if (typeof plugin[hook] !== 'function') problems.push(`${where}: "${hook}" must be a function when given`);
+  }
+  const commands = plugin.commands;
+  if (commands !== undefined && !(commands && typeof commands === 'object' && Object.values(commands).every((command) => typeof (command as { run?: unknown })?.run === 'function'))) {
+    problems.push(`${where}: "commands" must map each command's name to an object with a run() function`);
+  }
   return problems;
 }
 

@@ -11,6 +11,8 @@ export type PluginLoader = () => Promise<VigilPlugin<unknown>>;
 export interface BuiltinPlugin {
   /** The config key the plugin reads (its `configKey`), known without importing it; null for none. */
   readonly section: string | null;
+  /** The CLI commands the plugin adds (its `commands`), known without importing it. */
+  readonly commands?: readonly string[];
   readonly load: PluginLoader;
 }
 
@@ -84,7 +86,7 @@ function pluginExport(module: unknown): VigilPlugin<unknown> {
   const record = module as Record<string, unknown>;
   let value = record.default ?? record.plugin ?? module;
   // CJS compiled from ESM: module.exports = { __esModule: true, default: plugin }
-  if (value && typeof value === 'object' && 'default' in value && !('setup' in value)) value = (value as Record<string, unknown>).default;
+  if (value && typeof value === 'object' && 'default' in value && !('create' in value) && !('setup' in value)) value = (value as Record<string, unknown>).default;
   return value as VigilPlugin<unknown>;
 }
 

@@ -13,7 +13,7 @@ export default definePlugin({
     ctx.http.route('POST', '/bench/instances', async (req, res) => {
       const count = Number(req.query.count);
       if (!Number.isInteger(count) || count < 1) throw new HttpError(400, 'count must be a positive integer');
-      const ids = await Promise.all(Array.from({ length: count }, (_, n) => ctx.instances.register({
+      const ids = await Promise.all(Array.from({ length: count }, (_, n) => ctx.registry.register({
         name: `app-${n % 40}`,
         healthUrl: `http://10.1.${Math.floor(n / 250)}.${n % 250}:8080/actuator/health`,
         managementUrl: `http://10.1.${Math.floor(n / 250)}.${n % 250}:8080/actuator`,
@@ -27,8 +27,8 @@ export default definePlugin({
       const statuses = String(req.query.status ?? '').split(',').filter(Boolean);
       if (statuses.length === 0) throw new HttpError(400, 'status is required');
       const limit = req.query.limit === undefined ? Infinity : Number(req.query.limit);
-      const instances = ctx.instances.list().slice(0, limit);
-      await Promise.all(instances.map((instance, n) => ctx.instances.apply(instance.id, changeStatusCommand({ status: statuses[n % statuses.length]!, details: {} }))));
+      const instances = ctx.registry.list().slice(0, limit);
+      await Promise.all(instances.map((instance, n) => ctx.registry.apply(instance.id, changeStatusCommand({ status: statuses[n % statuses.length]!, details: {} }))));
       ctx.http.sendJson(res, 200, { changed: instances.length });
     });
   },

@@ -1,4 +1,4 @@
-import { parseTemplate, TemplateError } from '../../core/notification/template.js';
+import { parseTemplate, TemplateError } from '../../core/kits/notify-channel/template.js';
 
 /**
  * SBA's message templates are SpEL templates: text with `#{expression}` parts evaluated against

@@ -2,7 +2,7 @@ import { defineToken } from './tokens.js';
 
 /**
  * A plugin's part of the OpenAPI 3.1 document served at `GET /openapi.json`, contributed under
- * `API_DESCRIPTION` in `setup`, next to the routes it describes. The document is the merge of
+ * `API_DESCRIPTION` at the setup step (in `create`), next to the routes it describes. The document is the merge of
  * every contribution; a test holds it equal to the router's table, so every route a plugin adds
  * needs its operation here (and an operation without a route is an error too).
  *

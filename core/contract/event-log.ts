@@ -1,4 +1,5 @@
 import type { EventDraft, EventHeader, Instance, InstanceEvent } from '../store/types.js';
+import { VigilError } from '../errors.js';
 import { defineToken } from './tokens.js';
 
 /** An event as the registry hands it to the log: everything but the `seq`, which the log assigns. */
@@ -72,21 +73,17 @@ export interface EventLog {
 export const EVENT_LOG = defineToken<EventLog>('vigil.event-log');
 
 /** An append lost an optimistic-locking race: the instance is already at `current` in the log. */
-export class VersionConflictError extends Error {
-  readonly code = 'ERR_VERSION_CONFLICT';
-
+export class VersionConflictError extends VigilError {
   constructor(readonly instance: string, readonly current: number) {
-    super(`instance ${instance}: another write got in first (the log is at version ${current})`);
+    super('ERR_VERSION_CONFLICT', `instance ${instance}: another write got in first (the log is at version ${current})`);
     this.name = 'VersionConflictError';
   }
 }
 
 /** A singleton job's write came with a token that is no longer current: another node holds the lease now. */
-export class StaleFenceError extends Error {
-  readonly code = 'ERR_STALE_FENCE';
-
+export class StaleFenceError extends VigilError {
   constructor(readonly fence: Fence, readonly current: number | undefined) {
-    super(`lease "${fence.lease}": token ${fence.token} is stale (current: ${current ?? 'none'}); the decision was not applied`);
+    super('ERR_STALE_FENCE', `lease "${fence.lease}": token ${fence.token} is stale (current: ${current ?? 'none'}); the decision was not applied`);
     this.name = 'StaleFenceError';
   }
 }
@@ -95,11 +92,9 @@ export class StaleFenceError extends Error {
  * The log cannot take writes now (its store is unreachable). The REST API answers 503 with
  * `Retry-After`; Spring Boot Admin clients re-register every 10 s, so registrations heal.
  */
-export class StoreUnavailableError extends Error {
-  readonly code = 'ERR_STORE_UNAVAILABLE';
-
+export class StoreUnavailableError extends VigilError {
   constructor(message: string, readonly retryAfterSeconds = 5, options?: { cause?: unknown }) {
-    super(message, options);
+    super('ERR_STORE_UNAVAILABLE', message, options);
     this.name = 'StoreUnavailableError';
   }
 }

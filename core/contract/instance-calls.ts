@@ -1,6 +1,6 @@
 import type { Agent, Dispatcher } from 'undici';
 import type { Instance } from '../store/types.js';
-import type { HttpMethod, Services } from '../plugin-api.js';
+import type { HttpMethod, Services } from './basics.js';
 import { defineToken } from './tokens.js';
 
 /**

@@ -3,7 +3,7 @@ import { defineToken } from './tokens.js';
 /**
  * Whether this node may take traffic, as `GET /health/readiness` reports it: ready only while
  * every contributed check is. The kernel contributes one for its phase (not ready while starting
- * or stopping); a plugin whose outage makes the node useless contributes its own in `setup`
+ * or stopping); a plugin whose outage makes the node useless contributes its own at the setup step
  * (`cluster-redis`: not ready while Redis cannot be reached).
  */
 export interface ReadinessCheck {

@@ -15,9 +15,8 @@ export class StreamTooLargeError extends Error {
  * its error answer is out, a response body is dropped by its caller.
  *
  * Plain stream events rather than `for await`: the async iterator adds promises and a wrapper per
- * body, which on small bodies cost more than the reading. Measured: heartbeat re-registrations
- * 7-18% faster (bench/registration, five interleaved pairs); the monitor's checks 0.28-0.29 ->
- * 0.23-0.25 of a core, steady-state promotion 9 -> 5 MB/s (bench/monitoring).
+ * body, which on small bodies cost more than the reading: heartbeats and the monitor's checks
+ * were measurably faster and promoted less without it (bench/REPORT.md).
  */
 export function collectStream(stream: Readable, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {

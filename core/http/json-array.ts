@@ -6,8 +6,8 @@ const PIECE_CHARS = 64 * 1024;
 /**
  * A JSON array written piece by piece (chunked), each item turned into its view only when its
  * turn comes, waiting for the socket to drain. `JSON.stringify` of the whole array held every
- * view and the whole text (~30 MB for 20,000 instances, twice over as a string and its bytes) at
- * once: the daemon's whole-life RSS peak under bench/monitoring, and a larger heap long after.
+ * view and the whole text (twice over, as a string and its bytes) at once: the daemon's
+ * whole-life RSS peak under bench/monitoring, and a larger heap long after (bench/REPORT.md).
  * Stops quietly when the client goes away.
  */
 export async function sendJsonArray<T>(res: ServerResponse, status: number, items: readonly T[], view: (item: T) => unknown, headers: Record<string, string> = {}): Promise<void> {

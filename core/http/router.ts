@@ -4,6 +4,7 @@ import type { Hook, HttpMethod, Logger, RouteHandler, RouteOptions, VigilRequest
 import { acceptsExplicitly } from './accepts.js';
 import { crossSiteRefusal, type OriginTrust } from './cross-site.js';
 import { StoreUnavailableError } from '../contract/event-log.js';
+import { messageOf } from '../errors.js';
 import { HttpError, errorBody } from './http-error.js';
 import type { HostRefusal } from './allowed-hosts.js';
 import { OccasionalWarning } from '../occasional-warning.js';
@@ -167,7 +168,7 @@ export class Router {
           try {
             observer(req, res);
           } catch (error) {
-            this.log.error(`a response observer failed: ${error instanceof Error ? error.message : String(error)}`);
+            this.log.error(`a response observer failed: ${messageOf(error)}`);
           }
         }
       });

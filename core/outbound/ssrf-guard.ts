@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { VigilError, type ErrorCode } from '../errors.js';
 import { parseCidr } from './cidr.js';
 import { embeddedIpv4 } from './embedded-ipv4.js';
 
@@ -15,14 +16,12 @@ export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoExceptio
 const defaultResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true, verbatim: true }, callback);
 
 /** The code of every refusal, so callers can tell it from a failed connection (the proxy answers 403). */
-export const SSRF_REFUSED = 'ERR_VIGIL_SSRF_REFUSED';
+export const SSRF_REFUSED = 'ERR_SSRF_REFUSED' satisfies ErrorCode;
 
 /** A call the SSRF guard refused; its `code` is `SSRF_REFUSED`. */
-export class SsrfRefusedError extends Error {
-  readonly code = SSRF_REFUSED;
-
+export class SsrfRefusedError extends VigilError {
   constructor(reason: string) {
-    super(`SSRF protection: ${reason}`);
+    super(SSRF_REFUSED, `SSRF protection: ${reason}`);
     this.name = 'SsrfRefusedError';
   }
 }

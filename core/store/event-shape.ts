@@ -4,8 +4,8 @@ import type { NewEvent } from '../contract/event-log.js';
 /**
  * An event as held, with its `seq`: every field written out in one literal per type, so V8 gives
  * each type one compact shape with all fields inside the object. `{ ...event, seq }` adds them
- * one by one and spills the last into a separate property array: ~60 bytes more per event, and
- * a node holds every instance's events (bench/REPORT.md, memory per instance). Frozen, as the
+ * one by one and spills the last into a separate property array, bytes more per event, and a
+ * node holds every instance's events (bench/REPORT.md). Frozen, as the
  * logs hand events out.
  */
 export function storedEvent(event: NewEvent, seq: number): InstanceEvent {

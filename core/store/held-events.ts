@@ -71,7 +71,7 @@ export class HeldEvents {
   /** Adds one event, newer (by `seq`) than every event held. */
   add(event: InstanceEvent): void {
     // A new array of exactly the events held: `concat` allocates that, where a push or a spread
-    // (`[...list, event]`) keeps room for ~16 more, ~140 bytes per instance.
+    // (`[...list, event]`) keeps spare room, held for every instance (bench/REPORT.md, memory per instance).
     const id = event.instance;
     const list = this.#byInstance.get(id);
     const held = list ? list.concat([event]) : [event];

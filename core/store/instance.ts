@@ -73,7 +73,7 @@ export function applyEvent(instance: Instance, event: InstanceEvent): Instance {
 /**
  * `instance` with `changes`, every field written out in one literal: one shape for all
  * snapshots, all fields inside the object. A spread (`{ ...instance, x }`) spills fields into a
- * separate property array, ~60 bytes more for each of the node's instances.
+ * separate property array, held for each of the node's instances (bench/REPORT.md, memory per instance).
  */
 function shaped(instance: Instance, changes: Partial<Instance>): Instance {
   const pick = <K extends keyof Instance>(key: K): Instance[K] => (changes[key] !== undefined ? changes[key] as Instance[K] : instance[key]);

@@ -1,6 +1,7 @@
 import type { EventBus } from '../bus.js';
 import { StoreUnavailableError, VersionConflictError, type EventLog, type LogReceiver, type NewEvent } from '../contract/event-log.js';
 import type { Leases } from '../contract/coordination.js';
+import { messageOf } from '../errors.js';
 import type { Logger, WriteOptions } from '../plugin-api.js';
 import { toApplication } from './application.js';
 import { boundDraft, repeatsCurrent } from './bounds.js';
@@ -336,7 +337,7 @@ export class InstanceRegistry implements LogReceiver {
       return;
     }
     log.drop(id, { lease: RETENTION_LEASE, token: lease.token }).catch((error: unknown) => {
-      this.options.log.warn(`could not drop the history of ${id} (will try again): ${error instanceof Error ? error.message : String(error)}`);
+      this.options.log.warn(`could not drop the history of ${id} (will try again): ${messageOf(error)}`);
       if (this.#has(id) && !this.#retention.has(id) && !this.#retries.has(id)) this.#retries.schedule(id, retryAt);
     });
   }

@@ -7,9 +7,9 @@ import type { InstanceEvent } from './types.js';
  * Held events of one instance as one compressed string (deflated JSON, one byte per character),
  * with how it left when it was sealed at deregistration. A node keeps up to
  * `max-deregistered-instances` deregistered histories no one reads until they are dropped: a
- * churned pod's history (registered, UP, deregistered) took ~1 KB as objects, with its snapshot
- * and registration, and takes ~250 characters sealed with the typical dictionary below, ~130 with
- * a sample of the fleet's own (`HistorySealer`; bench/REPORT.md, churn). Sealed histories live in
+ * churned pod's history (registered, UP, deregistered) takes a fraction of its size as objects
+ * once sealed with the typical dictionary below, and less again with a sample of the fleet's own
+ * (`HistorySealer`; bench/REPORT.md). Sealed histories live in
  * memory only, so their form may change between versions.
  */
 
@@ -79,7 +79,7 @@ interface Payload {
  * Seals histories for one node. The first history it seals that is small enough becomes a
  * sample, put after DICTIONARY for every history sealed after it: a fleet's histories share
  * their application names, hosts, URL shapes, metadata keys and event sequence, and with one of
- * them to refer to a churned pod's history deflates to about half (bench/REPORT.md, churn).
+ * them to refer to a churned pod's history deflates much further (bench/REPORT.md).
  * The sample stays as long as the sealer (the node's registry) and is never served; histories
  * sealed before it keep the typical dictionary they were sealed with.
  */

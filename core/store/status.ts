@@ -29,6 +29,6 @@ export function withoutControlCharacters(status: string): string {
 
 export function statusInfo(status: string, details: Record<string, unknown> = {}): StatusInfo {
   const upper = withoutControlCharacters(status).toUpperCase();
-  // Each snapshot and STATUS_CHANGED event holds one; 20,000 copies of `{UP, {}}` are ~2 MB.
+  // Each snapshot and STATUS_CHANGED event holds one: shared, a fleet's are not copies (bench/REPORT.md).
   return isEmptyObject(details) ? BARE.get(upper) ?? { status: upper, details } : { status: upper, details };
 }

@@ -1,13 +1,20 @@
+import type { CommandIo, PluginCommand } from '../../core/plugin-api.js';
 import { INTERRUPTED, LineInput } from './line-input.js';
 import { hashPassword } from './scrypt-hash.js';
 
-export interface HashPasswordIo {
-  readonly stdin: NodeJS.ReadableStream;
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WritableStream;
-  /** Whether stdin is a terminal: then the password is asked for twice, with echo off if possible. */
-  readonly isTTY: boolean;
-}
+/** What the command reads and writes; on a terminal (`isTTY`) the password is asked for twice, with echo off if possible. */
+export type HashPasswordIo = CommandIo;
+
+/** `vigil hash-password`, as basic-auth brings it to the CLI. It takes no arguments. */
+export const hashPasswordCommand: PluginCommand = {
+  async run(args, io) {
+    if (args.length > 0) {
+      io.stderr.write('vigil: hash-password takes no arguments; it reads the password from stdin\n');
+      return 1;
+    }
+    return runHashPasswordCommand(io);
+  },
+};
 
 /**
  * `vigil hash-password`: reads a password (the first line of stdin, or typed at a prompt) and

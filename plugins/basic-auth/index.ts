@@ -2,12 +2,9 @@ import { API_DESCRIPTION, definePlugin, type PluginContext } from '../../core/pl
 import { Authenticator } from './authenticator.js';
 import { basicAuthSchema, type BasicAuthConfig } from './config.js';
 import { parseTrustedProxies } from './client-address.js';
+import { hashPasswordCommand } from './hash-password-command.js';
 import { authHook, type AuthState } from './hook.js';
 import { isHashed } from './scrypt-hash.js';
-
-// One context per plugin per kernel for its whole life (the host's promise): it keys the state,
-// which lives as long as the context (a keep-alive request may still come in while stopping).
-const states = new WeakMap<PluginContext<BasicAuthConfig>, AuthState>();
 
 async function stateOf(ctx: PluginContext<BasicAuthConfig>, config: BasicAuthConfig, previous?: AuthState): Promise<AuthState> {
   const plain = config.users.filter((user) => !isHashed(user.password)).length;
@@ -30,9 +27,11 @@ export default definePlugin<BasicAuthConfig>({
   name: 'basic-auth',
   version: '1.1.0',
   configSchema: basicAuthSchema,
-  async setup(ctx) {
-    states.set(ctx, await stateOf(ctx, ctx.config));
-    ctx.http.hook('auth', authHook(() => states.get(ctx)!, ctx.http, { contextPath: ctx.http.contextPath, log: ctx.log }));
+  commands: { 'hash-password': hashPasswordCommand },
+  async create(ctx) {
+    // The hook reads the current state on every request; it outlives stop (a keep-alive request may still come in while stopping).
+    let state = await stateOf(ctx, ctx.config);
+    ctx.http.hook('auth', authHook(() => state, ctx.http, { contextPath: ctx.http.contextPath, log: ctx.log }));
     ctx.services.contribute(API_DESCRIPTION, {
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'basic-auth users (role admin, registration or metrics)' },
@@ -40,9 +39,11 @@ export default definePlugin<BasicAuthConfig>({
       },
       security: [{ basic: [] }, { bearer: [] }],
     });
-  },
-  async reload(ctx, config) {
-    // Built in full (plain passwords hashed) before the swap: a request never sees half a config.
-    states.set(ctx, await stateOf(ctx, config, states.get(ctx)));
+    return {
+      async reload(config: BasicAuthConfig) {
+        // Built in full (plain passwords hashed) before the swap: a request never sees half a config.
+        state = await stateOf(ctx, config, state);
+      },
+    };
   },
 });

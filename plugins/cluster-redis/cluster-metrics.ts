@@ -27,7 +27,7 @@ export function contributeClusterMetrics(ctx: PluginContext<unknown>, node: () =
     type: 'gauge',
     collect: () => {
       const membership = node()?.membership;
-      return [{ value: membership ? ctx.instances.list().filter((instance) => membership.owns(instance.id)).length : 0 }];
+      return [{ value: membership ? ctx.registry.list().filter((instance) => membership.owns(instance.id)).length : 0 }];
     },
   });
   ctx.services.contribute(METRICS, {
@@ -40,6 +40,6 @@ export function contributeClusterMetrics(ctx: PluginContext<unknown>, node: () =
     name: 'vigil_cluster_feed_lag_events',
     help: 'Events recorded in the cluster that this node has not applied yet (as of its last look at the feed).',
     type: 'gauge',
-    collect: () => [{ value: node()?.history.lag(ctx.instances.lastSeq) ?? 0 }],
+    collect: () => [{ value: node()?.history.lag(ctx.registry.lastSeq) ?? 0 }],
   });
 }

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { EventLog, Fence, InstanceEvent, InstanceTransition, LogReceiver, NewEvent, PluginContext, Registration } from '../../core/plugin-api.js';
+import type { EventLog, InstanceTransition, LogReceiver, NewEvent } from '../../core/event-log.js';
+import { messageOf, type Fence, type PluginContext } from '../../core/plugin-api.js';
+import type { InstanceEvent, Registration } from '../../core/domain/index.js';
 import type { ClusterRedisConfig } from './config.js';
 import { Keys } from './keys.js';
 import { Membership } from './membership.js';
 import { RecordCodec } from './record-codec.js';
 import { RecordSeal } from './record-seal.js';
 import { RedisHistory } from './redis-history.js';
-import { messageOf, RedisLink, RETRY_MS } from './redis-link.js';
+import { RETRY_MS, RedisLink } from './redis-link.js';
 import { RedisOutbox } from './redis-outbox.js';
 import { RedisSharedState } from './redis-shared-state.js';
 
@@ -123,10 +125,10 @@ export class ClusterNode implements EventLog {
    */
   rebuild(reason: string): Promise<void> {
     this.#rebuilding ??= (async () => {
-      const owned = this.ctx.instances.list().filter((instance) => this.membership.owns(instance.id)).map((instance) => instance.registration!);
+      const owned = this.ctx.registry.list().filter((instance) => this.membership.owns(instance.id)).map((instance) => instance.registration!);
       this.ctx.log.warn(`${reason}: reloading, and registering again the ${owned.length} instance(s) this node checked; the history before is lost`);
       await this.history.reload();
-      await Promise.all(owned.map((registration: Registration) => this.ctx.instances.register(registration).catch((error: unknown) => {
+      await Promise.all(owned.map((registration: Registration) => this.ctx.registry.register(registration).catch((error: unknown) => {
         this.ctx.log.debug(`could not register ${registration.healthUrl} again: ${messageOf(error)}`);
       })));
     })().catch((error: unknown) => this.ctx.log.warn(`rebuilding after "${reason}" failed: ${messageOf(error)}`)).finally(() => {
@@ -148,8 +150,8 @@ export class ClusterNode implements EventLog {
 
   /** Resolves once this node's snapshot holds `seq`, or after a few seconds (the handler goes on with what there is). */
   #applied(seq: number): Promise<void> {
-    const { instances, bus } = this.ctx;
-    if (instances.lastSeq >= seq) return Promise.resolve();
+    const { registry, bus } = this.ctx;
+    if (registry.lastSeq >= seq) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -158,7 +160,7 @@ export class ClusterNode implements EventLog {
       };
       const timer = setTimeout(done, 5000);
       const off = bus.on('instance.changed', () => {
-        if (instances.lastSeq >= seq) done();
+        if (registry.lastSeq >= seq) done();
       });
     });
   }

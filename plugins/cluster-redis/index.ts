@@ -1,11 +1,8 @@
-import { EVENT_LOG, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, definePlugin, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
+import { EVENT_LOG } from '../../core/event-log.js';
+import { EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, SHARED_STATE, definePlugin, messageOf, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
 import { ClusterNode } from './cluster-node.js';
 import { contributeClusterMetrics } from './cluster-metrics.js';
 import { clusterRedisSchema, nodeIdOf, type ClusterRedisConfig } from './config.js';
-import { messageOf } from './redis-link.js';
-
-// One plugin object may serve several kernels in one process (tests): each kernel's abort signal keys its node.
-const nodes = new WeakMap<AbortSignal, ClusterNode>();
 
 /**
  * `cluster-redis`: several Vigil nodes share one registry in Redis. Any node serves the whole
@@ -17,17 +14,16 @@ export default definePlugin<ClusterRedisConfig>({
   name: 'cluster-redis',
   version: '1.0.0',
   configSchema: clusterRedisSchema as unknown as ConfigSchema<ClusterRedisConfig>,
-  setup(ctx) {
+  create(ctx) {
     const nodeId = nodeIdOf(ctx.config, ctx.settings.port);
     const node = new ClusterNode(ctx, nodeId);
-    nodes.set(ctx.signal, node);
     ctx.services.provide(EVENT_LOG, node);
     ctx.services.provide(OWNERSHIP, node.membership);
     ctx.services.provide(LEASES, node.membership);
     ctx.services.provide(SHARED_STATE, node.sharedState);
     ctx.services.provide(EVENT_OUTBOX, node.outbox);
     ctx.services.provide(NODE_ID, nodeId);
-    contributeClusterMetrics(ctx as PluginContext<unknown>, () => nodes.get(ctx.signal));
+    contributeClusterMetrics(ctx as PluginContext<unknown>, () => node);
     // POST /applications on any node reaches every node: each re-checks what it owns, and the
     // holder of each discovery lease runs its source.
     ctx.bus.on('instances.refresh-requested', ({ reason, remote }) => {
@@ -36,21 +32,19 @@ export default definePlugin<ClusterRedisConfig>({
         ctx.log.warn(`could not pass the refresh to the other nodes: ${messageOf(error)}`);
       });
     });
-  },
-  async start(ctx) {
-    const node = nodes.get(ctx.signal)!;
-    await node.link.subscribe(node.keys.refreshChannel, (message) => {
-      try {
-        const { node: from, reason } = JSON.parse(message) as { node: string; reason: string };
-        if (from !== node.nodeId) ctx.bus.emit('instances.refresh-requested', { reason: `${reason} (on ${from})`, remote: true });
-      } catch {
-        ctx.log.debug('ignored a malformed refresh message');
-      }
-    });
-    node.startMaintenance();
-  },
-  async stop(ctx) {
-    await nodes.get(ctx.signal)?.leave();
-    nodes.delete(ctx.signal);
+    return {
+      async start() {
+        await node.link.subscribe(node.keys.refreshChannel, (message) => {
+          try {
+            const { node: from, reason } = JSON.parse(message) as { node: string; reason: string };
+            if (from !== node.nodeId) ctx.bus.emit('instances.refresh-requested', { reason: `${reason} (on ${from})`, remote: true });
+          } catch {
+            ctx.log.debug('ignored a malformed refresh message');
+          }
+        });
+        node.startMaintenance();
+      },
+      stop: () => node.leave(),
+    };
   },
 });

@@ -1,6 +1,6 @@
-import { StoreUnavailableError, type Lease, type Leases, type Logger, type Ownership } from '../../core/plugin-api.js';
+import { StoreUnavailableError, messageOf, type Lease, type Leases, type Logger, type Ownership } from '../../core/plugin-api.js';
 import type { Keys } from './keys.js';
-import { messageOf, type RedisLink } from './redis-link.js';
+import type { RedisLink } from './redis-link.js';
 import { ownerOf } from './rendezvous.js';
 import { HEARTBEAT, LEASE, LEAVE } from './scripts.js';
 

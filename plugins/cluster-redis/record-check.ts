@@ -1,7 +1,8 @@
+import { instanceIdOf, type OutboxItem } from '../../core/plugin-api.js';
 import {
-  instanceIdOf, parseRegistration, storedEvent,
-  type Endpoint, type Instance, type InstanceEvent, type InstanceEventType, type NewEvent, type OutboxItem, type Registration, type StatusInfo,
-} from '../../core/plugin-api.js';
+  parseRegistration, type Endpoint, type Instance, type InstanceEvent, type InstanceEventType, type Registration, type StatusInfo,
+} from '../../core/domain/index.js';
+import { storedEvent, type NewEvent } from '../../core/event-log.js';
 
 /**
  * What a record read from Redis must be before a node believes it. Whoever can write to Redis can

@@ -1,4 +1,6 @@
-import type { Instance, InstanceEvent, Logger, NewEvent, OutboxItem } from '../../core/plugin-api.js';
+import type { Instance, InstanceEvent } from '../../core/domain/index.js';
+import type { Logger, OutboxItem } from '../../core/plugin-api.js';
+import type { NewEvent } from '../../core/event-log.js';
 import { checkEvent, checkOutboxItem, checkSnapshot, type Checked } from './record-check.js';
 import type { RecordKind, RecordSeal } from './record-seal.js';
 

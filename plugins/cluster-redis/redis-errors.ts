@@ -2,6 +2,7 @@ import {
   ClientClosedError, ClientOfflineError, ConnectionTimeoutError, DisconnectsClientError, ErrorReply, ReconnectStrategyError,
   SocketClosedUnexpectedlyError, SocketTimeoutError, TimeoutError,
 } from 'redis';
+import { messageOf } from '../../core/plugin-api.js';
 
 /** A command that got no answer within its timeout (a hung Redis, a lost network). */
 export class RedisTimeout extends Error {}
@@ -35,7 +36,7 @@ export function outageText(error: unknown): string {
   if (error instanceof ConnectionTimeoutError) return 'connecting to Redis timed out';
   if (error instanceof SocketTimeoutError || error instanceof TimeoutError) return 'Redis did not answer in time';
   if (error instanceof ReconnectStrategyError) return outageText(error.socketError);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (/^READONLY\b/.test(message)) return 'Redis is a read-only replica now (the master moved)';
   if (/^LOADING\b/.test(message)) return 'Redis is still loading its data';
   if (/^MASTERDOWN\b/.test(message)) return 'Redis lost its link to the master';

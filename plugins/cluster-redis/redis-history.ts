@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import {
-  StaleFenceError, StoreUnavailableError, VersionConflictError, compactionKind, runSeqBase, storedEvent,
-  type EventLog, type Fence, type Instance, type InstanceEvent, type InstanceTransition, type Logger, type LogReceiver, type NewEvent,
-} from '../../core/plugin-api.js';
+import { StaleFenceError, StoreUnavailableError, VersionConflictError, messageOf, type Fence, type Logger } from '../../core/plugin-api.js';
+import { compactionKind, runSeqBase, storedEvent, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent } from '../../core/event-log.js';
+import type { Instance, InstanceEvent } from '../../core/domain/index.js';
 import type { Keys } from './keys.js';
 import type { RecordCodec } from './record-codec.js';
 import { APPEND, DROP, INIT } from './scripts.js';
-import { messageOf, pause, type Client, type RedisLink } from './redis-link.js';
+import { pause, type Client, type RedisLink } from './redis-link.js';
 
 /** How long one feed read waits for news before it asks again (and notices it should stop). */
 const BLOCK_MS = 1000;

@@ -1,5 +1,5 @@
 import { ErrorReply, createClient, type RedisClientOptions, type RedisClientType } from 'redis';
-import { StoreUnavailableError, type Logger } from '../../core/plugin-api.js';
+import { StoreUnavailableError, messageOf, type Logger } from '../../core/plugin-api.js';
 import type { ClusterRedisConfig } from './config.js';
 import { RedisTimeout, isOutage, outageText } from './redis-errors.js';
 
@@ -298,10 +298,6 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {

@@ -1,6 +1,6 @@
-import { StoreUnavailableError, type EventOutbox, type Logger, type OutboxItem } from '../../core/plugin-api.js';
+import { StoreUnavailableError, messageOf, type EventOutbox, type Logger, type OutboxItem } from '../../core/plugin-api.js';
 import type { Keys } from './keys.js';
-import { messageOf, pause, type RedisLink } from './redis-link.js';
+import { pause, type RedisLink } from './redis-link.js';
 
 const GROUP = 'notify';
 const BLOCK_MS = 1000;

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { appendVary, varyOnWrite, type Hook, type HttpRoutes, type VigilRequest } from '../../core/plugin-api.js';
+import { appendVary, varyOnWrite } from '../../core/kits/runtime/index.js';
+import type { Hook, HttpRoutes, VigilRequest } from '../../core/plugin-api.js';
 import type { CorsPolicy } from './policy.js';
 
 /**

@@ -3,9 +3,6 @@ import { corsSchema, type CorsConfig } from './config.js';
 import { corsHook } from './hook.js';
 import { CorsPolicy } from './policy.js';
 
-// One context per plugin per kernel for its whole life (the host's promise): it keys the policy.
-const policies = new WeakMap<PluginContext<CorsConfig>, CorsPolicy>();
-
 function policyOf(ctx: PluginContext<CorsConfig>, config: CorsConfig): CorsPolicy {
   if (config['allowed-origins'].length === 0) ctx.log.warn('no allowed-origins configured: every cross-origin request is refused');
   return new CorsPolicy(config);
@@ -20,13 +17,14 @@ export default definePlugin<CorsConfig>({
   name: 'cors',
   version: '1.0.0',
   configSchema: corsSchema,
-  setup(ctx) {
-    policies.set(ctx, policyOf(ctx, ctx.config));
-    const policy = () => policies.get(ctx)!;
-    ctx.http.hook('pre', corsHook(policy, ctx.http));
-    ctx.http.trustOrigin((origin) => policy().trusts(origin));
-  },
-  reload(ctx, config) {
-    policies.set(ctx, policyOf(ctx, config));
+  create(ctx) {
+    let policy = policyOf(ctx, ctx.config);
+    ctx.http.hook('pre', corsHook(() => policy, ctx.http));
+    ctx.http.trustOrigin((origin) => policy.trusts(origin));
+    return {
+      reload(config: CorsConfig) {
+        policy = policyOf(ctx, config);
+      },
+    };
   },
 });

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../../core/plugin-api.js';
+import type { Endpoint } from '../../core/domain/index.js';
 
 /** Media types of an actuator index SBA accepts; plain `application/json` is not one (reference §5.1). */
 const ACTUATOR_TYPES: ReadonlySet<string> = new Set([

@@ -1,8 +1,7 @@
-import { maskUrlPassword, type DetectionStrategy, type InstanceHttpClient, type Logger } from '../../core/plugin-api.js';
+import { maskUrlPassword } from '../../core/domain/index.js';
+import { ACTUATOR_ACCEPT } from '../../core/kits/runtime/index.js';
+import { messageOf, type DetectionStrategy, type InstanceHttpClient, type Logger } from '../../core/plugin-api.js';
 import { alignScheme, endpointsFromIndex, isActuatorIndexType } from './index-links.js';
-
-/** SBA's default Accept without the v1 type: a v1 index has no `_links` this strategy could read. */
-export const INDEX_ACCEPT = 'application/vnd.spring-boot.actuator.v3+json, application/vnd.spring-boot.actuator.v2+json, application/json';
 
 /** An index is a few KiB; the cap keeps a misbehaving instance from filling memory. */
 const MAX_INDEX_BYTES = 1024 * 1024;
@@ -36,14 +35,15 @@ export function indexStrategy({ http, log }: IndexStrategyOptions): DetectionStr
       try {
         response = await client.request(instance, managementUrl, {
           method: 'GET',
-          headers: { accept: INDEX_ACCEPT },
+          // Without the v1 type: a v1 index has no `_links` this strategy could read.
+          headers: { accept: ACTUATOR_ACCEPT },
           signal,
           endpointId: 'actuator-index',
           maxBodyBytes: MAX_INDEX_BYTES,
         });
       } catch (error) {
         signal.throwIfAborted();
-        return nothing(`could not be read (${error instanceof Error ? error.message : String(error)})`);
+        return nothing(`could not be read (${messageOf(error)})`);
       }
       if (response.status < 200 || response.status > 299) return nothing(`answered ${response.status}`);
       if (!isActuatorIndexType(response.contentType)) return nothing(`has Content-Type "${response.contentType}", not an actuator v2/v3 type`);

@@ -10,7 +10,7 @@ export default definePlugin({
   name: 'detect-index',
   dependencies: ['monitor'],
   configKey: null,
-  setup(ctx) {
+  create(ctx) {
     ctx.services.contribute(DETECTION_STRATEGY, indexStrategy({ http: instanceHttpOf(ctx.services), log: ctx.log }));
   },
 });

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../../core/plugin-api.js';
+import { joinUrl, type Endpoint } from '../../core/domain/index.js';
 
 /** The metadata key a client fills with its endpoint ids (seed: "Endpoint detection", point 6). */
 export const ENDPOINTS_KEY = 'endpoints';
@@ -19,9 +19,4 @@ export function endpointsFromMetadata(value: string, managementUrl: string): End
     found.set(id, joinUrl(managementUrl, path));
   }
   return [...found].map(([id, url]) => ({ id, url }));
-}
-
-/** `base` + `/` + `path` with exactly one slash between them, whatever either side brings. */
-export function joinUrl(base: string, path: string): string {
-  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }

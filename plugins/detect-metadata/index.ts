@@ -10,7 +10,7 @@ export default definePlugin({
   name: 'detect-metadata',
   dependencies: ['monitor'],
   configKey: null,
-  setup(ctx) {
+  create(ctx) {
     ctx.services.contribute(DETECTION_STRATEGY, metadataStrategy());
   },
 });

@@ -13,7 +13,7 @@ export default definePlugin({
   dependencies: ['monitor'],
   configKey: 'probed-endpoints',
   configSchema: probedEndpointsSchema,
-  setup(ctx) {
+  create(ctx) {
     // The schema has already rejected malformed entries, so each one parses.
     const entries = ctx.config.map((entry) => parseProbeEntry(entry)).filter((entry): entry is ProbeEntry => entry !== undefined);
     ctx.services.contribute(DETECTION_STRATEGY, probeStrategy({ entries, http: instanceHttpOf(ctx.services), log: ctx.log }));

@@ -14,8 +14,3 @@ export function parseProbeEntry(entry: string): ProbeEntry | undefined {
   const id = match[1]!;
   return { id, path: (match[2] ?? id).replace(/^\/+/, '') || id };
 }
-
-/** `base` + `/` + `path` with exactly one slash between them (SBA joins with a single `/`). */
-export function joinUrl(base: string, path: string): string {
-  return `${base.replace(/\/+$/, '')}/${path}`;
-}

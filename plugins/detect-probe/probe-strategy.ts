@@ -1,6 +1,7 @@
-import { maskUrlPassword, type DetectionStrategy, type Instance, type InstanceHttpClient, type Logger } from '../../core/plugin-api.js';
-import { forEachBounded } from './bounded.js';
-import { joinUrl, type ProbeEntry } from './probe-entry.js';
+import { joinUrl, maskUrlPassword, type Instance } from '../../core/domain/index.js';
+import type { DetectionStrategy, InstanceHttpClient, Logger } from '../../core/plugin-api.js';
+import { mapLimit } from '../../core/kits/runtime/index.js';
+import type { ProbeEntry } from './probe-entry.js';
 
 /**
  * SBA sends every probe at once; 30 OPTIONS per instance against a fleet registering together is
@@ -35,9 +36,9 @@ export function probeStrategy({ entries, http, log, concurrency = PROBE_CONCURRE
       // Two entries at one path (e.g. `health` twice) need one probe.
       const unique = [...new Set(urls)];
       const present = new Set<string>();
-      await forEachBounded(unique, concurrency, signal, async (url) => {
+      await mapLimit(unique, concurrency, async (url) => {
         if (await answers(client, instance, url, signal)) present.add(url);
-      });
+      }, signal);
       signal.throwIfAborted();
 
       const found = new Map<string, string>();

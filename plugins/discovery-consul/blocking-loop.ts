@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/plugin-api.js';
+import { messageOf, type Logger } from '../../core/plugin-api.js';
 
 export interface Blocking {
   stop(): void;
@@ -37,7 +37,7 @@ export function blockingLoop<T>(
       } catch (error) {
         if (signal.aborted) return;
         failures += 1;
-        const message = `watching ${what} failed (asking again in ${retryMs(failures)} ms): ${error instanceof Error ? error.message : String(error)}`;
+        const message = `watching ${what} failed (asking again in ${retryMs(failures)} ms): ${messageOf(error)}`;
         if (failures === 1) log.warn(message);
         else log.debug(message);
         await sleep(retryMs(failures), signal);

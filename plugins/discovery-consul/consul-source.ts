@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { getJson, type DiscoveredService, type DiscoverySource, type SourceContext } from '../../core/plugin-api.js';
+import { getJson, type DiscoveredService, type DiscoverySource, type SourceContext } from '../../core/kits/discovery/index.js';
 import { blockingLoop, type Blocking } from './blocking-loop.js';
 import { toEntries } from './to-entries.js';
 

@@ -1,5 +1,6 @@
 import * as yup from 'yup';
-import { defineDiscoverySource, duration } from '../../core/plugin-api.js';
+import { defineDiscoverySource } from '../../core/kits/discovery/index.js';
+import { duration } from '../../core/plugin-api.js';
 import { consulSource, type ConsulKeys } from './consul-source.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DiscoveredService } from '../../core/plugin-api.js';
+import type { DiscoveredService } from '../../core/kits/discovery/index.js';
 
 type Json = Record<string, unknown>;
 

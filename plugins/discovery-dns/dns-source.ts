@@ -1,5 +1,5 @@
 import { promises as dns } from 'node:dns';
-import type { Discovered, DiscoverySource, SourceContext } from '../../core/plugin-api.js';
+import type { Discovered, DiscoverySource, SourceContext } from '../../core/kits/discovery/index.js';
 
 export interface DnsRecord {
   /** The service (application) name the instances get. */

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import * as yup from 'yup';
-import { defineDiscoverySource, metadataMap } from '../../core/plugin-api.js';
+import { defineDiscoverySource, metadataMap } from '../../core/kits/discovery/index.js';
 import { dnsSource, type DnsKeys } from './dns-source.js';
 
 /** `1.2.3.4`, `1.2.3.4:53`, `::1` or `[::1]:53`: what `Resolver.setServers` takes (addresses, not names). */

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { defineDiscoverySource, getJson, type DiscoverySource, type SourceContext } from '../../core/plugin-api.js';
+import { defineDiscoverySource, getJson, type DiscoverySource, type SourceContext } from '../../core/kits/discovery/index.js';
 import { parseApplications } from './parse-apps.js';
 
 interface EurekaKeys {

@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import type { Discovered, DiscoverySource, ListOptions, SourceContext } from '../../core/plugin-api.js';
+import type { Discovered, DiscoverySource, ListOptions, SourceContext } from '../../core/kits/discovery/index.js';
 import { parseInstancesFile } from './parse-file.js';
 
 export interface FileKeys {

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { defineDiscoverySource } from '../../core/plugin-api.js';
+import { defineDiscoverySource } from '../../core/kits/discovery/index.js';
 import { fileSource, type FileKeys } from './file-source.js';
 
 /**

@@ -1,5 +1,7 @@
 import { LineCounter, YAMLParseError, isSeq, parse, parseDocument } from 'yaml';
-import { convertService, parseRegistration, type Discovered, type DiscoveredService, type DiscoveryConfig } from '../../core/plugin-api.js';
+import { convertService, type Discovered, type DiscoveredService, type DiscoveryConfig } from '../../core/kits/discovery/index.js';
+import { parseRegistration } from '../../core/domain/index.js';
+import { messageOf } from '../../core/plugin-api.js';
 
 /** A file that cannot be read as a list of instances; each problem names its line and column. */
 export class FileProblems extends Error {
@@ -50,7 +52,7 @@ export function parseInstancesFile(text: string, file: string, config: Discovery
     try {
       convertService(service, config);
     } catch (error) {
-      return problem(error instanceof Error ? error.message : String(error));
+      return problem(messageOf(error));
     }
     entries.push(service);
   });

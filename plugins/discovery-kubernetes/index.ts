@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { defineDiscoverySource } from '../../core/plugin-api.js';
+import { defineDiscoverySource } from '../../core/kits/discovery/index.js';
 import { kubernetesSource, type KubernetesKeys } from './kubernetes-source.js';
 
 const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { Agent, request, type Dispatcher } from 'undici';
-import { ApiError, getJson } from '../../core/plugin-api.js';
+import { ApiError, getJson } from '../../core/kits/discovery/index.js';
 
 export interface KubeConnection {
   readonly 'api-url'?: string;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { DiscoverySource, SourceContext } from '../../core/plugin-api.js';
+import type { DiscoverySource, SourceContext } from '../../core/kits/discovery/index.js';
 import { KubeApi, type KubeConnection } from './kube-api.js';
 import { ResourceWatcher } from './resource-watcher.js';
 import { toEntries } from './to-entries.js';

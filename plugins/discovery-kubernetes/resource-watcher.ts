@@ -1,4 +1,5 @@
-import { ApiError, type Logger } from '../../core/plugin-api.js';
+import { ApiError } from '../../core/kits/discovery/index.js';
+import { messageOf, type Logger } from '../../core/plugin-api.js';
 import type { KubeApi, WatchEvent } from './kube-api.js';
 
 export type KubeObject = Record<string, unknown> & { readonly metadata?: { readonly name?: string; readonly resourceVersion?: string; readonly labels?: Record<string, string> } };
@@ -88,7 +89,7 @@ export class ResourceWatcher {
         failures += 1;
         this.#synced = false;
         const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failures - 1));
-        const message = `${this.path}: watching failed (trying again in ${delay} ms): ${error instanceof Error ? error.message : String(error)}`;
+        const message = `${this.path}: watching failed (trying again in ${delay} ms): ${messageOf(error)}`;
         if (failures === 1) this.log.warn(message);
         else this.log.debug(message);
         await new Promise((resolve) => {

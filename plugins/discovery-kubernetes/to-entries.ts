@@ -1,4 +1,4 @@
-import type { DiscoveredService } from '../../core/plugin-api.js';
+import type { DiscoveredService } from '../../core/kits/discovery/index.js';
 import type { KubeObject } from './resource-watcher.js';
 
 /** The label the EndpointSlice controller puts on every slice: the Service it belongs to. */

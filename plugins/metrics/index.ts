@@ -5,14 +5,6 @@ import { familyProblems, promMetric } from './families.js';
 import { processRegistry } from './process-metrics.js';
 import { registryFamilies } from './registry-families.js';
 
-interface State {
-  readonly own: readonly MetricFamily[];
-  registry: Registry | undefined;
-}
-
-// One context per plugin per kernel for its whole life (the host's promise): it keys the state.
-const states = new WeakMap<PluginContext<MetricsConfig>, State>();
-
 /**
  * `metrics`: `GET /metrics` in the Prometheus text format (0.0.4), from prom-client with a
  * registry of its own per kernel. Every value is read when Prometheus scrapes: the registry, the
@@ -23,11 +15,10 @@ export default definePlugin<MetricsConfig>({
   name: 'metrics',
   version: '1.0.0',
   configSchema: metricsSchema,
-  setup(ctx) {
+  create(ctx) {
     const own = registryFamilies(ctx as PluginContext<unknown>);
-    states.set(ctx, { own, registry: undefined });
+    let registry: Registry | undefined;
     ctx.http.route('GET', '/metrics', async (_req, res) => {
-      const registry = states.get(ctx)?.registry;
       // Kernel families first, then the process's: both end with a newline.
       const text = `${registry ? await registry.metrics() : ''}\n${await processRegistry().metrics()}`;
       res.writeHead(200, { 'content-type': Registry.PROMETHEUS_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
@@ -50,18 +41,15 @@ export default definePlugin<MetricsConfig>({
         },
       },
     });
-  },
-  start(ctx) {
-    const state = states.get(ctx)!;
-    // Contributions are all in once every plugin has set up; a bad one stops start-up here.
-    state.registry = buildRegistry([...state.own, ...ctx.services.collect(METRICS)], ctx.config['per-instance']);
-  },
-  reload(ctx, config) {
-    const state = states.get(ctx)!;
-    state.registry = buildRegistry([...state.own, ...ctx.services.collect(METRICS)], config['per-instance']);
-  },
-  stop(ctx) {
-    states.delete(ctx);
+    return {
+      start() {
+        // Contributions are all in once every plugin has set up; a bad one stops start-up here.
+        registry = buildRegistry([...own, ...ctx.services.collect(METRICS)], ctx.config['per-instance']);
+      },
+      reload(config: MetricsConfig) {
+        registry = buildRegistry([...own, ...ctx.services.collect(METRICS)], config['per-instance']);
+      },
+    };
   },
 });
 

@@ -1,4 +1,5 @@
-import { LabelledCounts, vigilVersion, type MetricFamily, type MetricSample, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { LabelledCounts } from '../../core/kits/runtime/index.js';
+import { vigilVersion, type MetricFamily, type MetricSample, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
 import type { ServerResponse } from 'node:http';
 
 
@@ -16,7 +17,7 @@ export const statusLabel = (status: string): string => (KNOWN_STATUS.has(status)
  * `metrics.per-instance` is on.
  */
 export function registryFamilies(ctx: PluginContext<unknown>): MetricFamily[] {
-  const { instances } = ctx;
+  const { registry } = ctx;
   const registrations = new LabelledCounts();
   const deregistrations = new LabelledCounts();
   const statusChanges = new LabelledCounts(['from', 'to']);
@@ -33,7 +34,7 @@ export function registryFamilies(ctx: PluginContext<unknown>): MetricFamily[] {
 
   const byApplication = (): Map<string, Map<string, number>> => {
     const counts = new Map<string, Map<string, number>>();
-    for (const instance of instances.list()) {
+    for (const instance of registry.list()) {
       const name = instance.registration!.name;
       let statuses = counts.get(name);
       if (!statuses) counts.set(name, (statuses = new Map(STATUSES.map((status) => [status, 0]))));
@@ -47,7 +48,7 @@ export function registryFamilies(ctx: PluginContext<unknown>): MetricFamily[] {
 
   return [
     { name: 'vigil_build_info', help: 'Vigil version and Node.js version; always 1', type: 'gauge', labelNames: ['version', 'nodejs'], collect: () => [{ labels: { version: vigilVersion(), nodejs: process.version }, value: 1 }] },
-    { name: 'vigil_applications', help: 'Applications with at least one registered instance', type: 'gauge', collect: () => [{ value: new Set(instances.list().map((i) => i.registration!.name)).size }] },
+    { name: 'vigil_applications', help: 'Applications with at least one registered instance', type: 'gauge', collect: () => [{ value: new Set(registry.list().map((i) => i.registration!.name)).size }] },
     {
       name: 'vigil_instances', help: 'Registered instances by application and status (statuses Vigil does not know count as OTHER)', type: 'gauge', labelNames: ['application', 'status'],
       collect: () => {
@@ -59,11 +60,11 @@ export function registryFamilies(ctx: PluginContext<unknown>): MetricFamily[] {
     counter('vigil_registrations_total', 'REGISTERED events recorded (a re-registration that changes the registration is not one)', registrations),
     counter('vigil_deregistrations_total', 'DEREGISTERED events recorded', deregistrations),
     counter('vigil_status_changes_total', 'STATUS_CHANGED events recorded, by previous and new status', statusChanges, ['from', 'to']),
-    { name: 'vigil_events_held', help: 'Instance events held in memory (the history served by /instances/events)', type: 'gauge', collect: () => [{ value: instances.eventCount }] },
+    { name: 'vigil_events_held', help: 'Instance events held in memory (the history served by /instances/events)', type: 'gauge', collect: () => [{ value: registry.eventCount }] },
     counter('vigil_http_requests_total', 'HTTP responses sent, by method, route as registered (never the raw path; "unmatched" when no route matches) and status class', requests, ['method', 'route', 'code_class']),
     {
       name: 'vigil_instance_up', help: 'Per registered instance: 1 when its status is UP, else 0 (only with metrics.per-instance: true)', type: 'gauge', labelNames: ['application', 'instance_id'],
-      collect: () => instances.list().map((instance) => ({ labels: { application: instance.registration!.name, instance_id: instance.id }, value: instance.statusInfo.status === 'UP' ? 1 : 0 })),
+      collect: () => registry.list().map((instance) => ({ labels: { application: instance.registration!.name, instance_id: instance.id }, value: instance.statusInfo.status === 'UP' ? 1 : 0 })),
     },
   ];
 }

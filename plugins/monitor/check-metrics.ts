@@ -1,4 +1,5 @@
-import { LabelledCounts, LabelledHistogram, METRICS, type Services } from '../../core/plugin-api.js';
+import { LabelledCounts, LabelledHistogram } from '../../core/kits/runtime/index.js';
+import { METRICS, type Services } from '../../core/plugin-api.js';
 
 /** What the gauges read of the follow-ups' line (`FollowUpGovernor`). */
 export interface FollowUpLine {

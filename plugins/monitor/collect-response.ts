@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { CancellableHandler, type InstanceResponse } from '../../core/plugin-api.js';
+import { CancellableHandler } from '../../core/kits/runtime/index.js';
+import { CALL_FAILURE, type InstanceResponse } from '../../core/plugin-api.js';
 import { InstanceCallError } from './call-error.js';
 
 /**
@@ -58,7 +59,7 @@ export class CollectingHandler extends CancellableHandler {
 }
 
 function tooLarge(max: number): InstanceCallError {
-  return new InstanceCallError('EBODYTOOLARGE', `the response body exceeds ${max} bytes`);
+  return new InstanceCallError(CALL_FAILURE.BODY_TOO_LARGE, `the response body exceeds ${max} bytes`);
 }
 
 /** Lower-case names, repeated headers joined as one value. */

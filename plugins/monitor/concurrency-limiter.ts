@@ -17,6 +17,9 @@ export interface TaskLine {
  * loop's next pass over I/O: a burst of a thousand first registrations, each bringing health,
  * detection and info calls, would otherwise start its calls, and handle their answers, in a few
  * long turns during which no other request is read.
+ *
+ * Its job is capping and pacing starts; the runtime kit's `turnSlot` does another, yielding the
+ * continuation of work that follows I/O (an answer's handling) to the requests read with it.
  */
 export class ConcurrencyLimiter implements TaskLine {
   readonly #queue = new Fifo<() => void>();

@@ -1,4 +1,5 @@
-import { detectEndpointsCommand, type DetectionStrategy, type Endpoint, type Instance, type Logger, type Ownership, type Registry } from '../../core/plugin-api.js';
+import { detectEndpointsCommand, messageOf, type DetectionStrategy, type Logger, type Ownership, type Registry } from '../../core/plugin-api.js';
+import type { Endpoint, Instance } from '../../core/domain/index.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { recordResult } from './record.js';
@@ -74,7 +75,7 @@ export class EndpointDetector {
           return [...found];
         }
       } catch (error) {
-        this.log.warn(`detection strategy ${strategy.name} failed for ${instance.id}: ${error instanceof Error ? error.message : String(error)}`);
+        this.log.warn(`detection strategy ${strategy.name} failed for ${instance.id}: ${messageOf(error)}`);
       }
     }
     // Nothing found: SBA records the health-only set, which is an event only if endpoints were known.

@@ -1,4 +1,5 @@
-import type { Endpoint, Instance, Logger } from '../../core/plugin-api.js';
+import type { Endpoint, Instance } from '../../core/domain/index.js';
+import type { Logger } from '../../core/plugin-api.js';
 
 /** How many refusals are remembered as already logged; past it the memory starts over (a line may repeat). */
 const REMEMBERED = 10_000;

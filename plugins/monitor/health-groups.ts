@@ -1,4 +1,4 @@
-import { SHARED_STATE, StoreUnavailableError, type HealthGroups, type Logger, type Services, type SharedMap } from '../../core/plugin-api.js';
+import { SHARED_STATE, StoreUnavailableError, messageOf, type HealthGroups, type Logger, type Services, type SharedMap } from '../../core/plugin-api.js';
 
 /**
  * The `HEALTH_GROUPS` service: the groups of each instance's last health body, kept in
@@ -40,7 +40,7 @@ export class HealthGroupsCache implements HealthGroups {
   #failed(id: string, error: unknown): void {
     // Written again with the next check that sees the groups.
     this.#written.delete(id);
-    if (!(error instanceof StoreUnavailableError)) this.log.warn(`health groups of ${id} not stored: ${error instanceof Error ? error.message : String(error)}`);
+    if (!(error instanceof StoreUnavailableError)) this.log.warn(`health groups of ${id} not stored: ${messageOf(error)}`);
   }
 }
 

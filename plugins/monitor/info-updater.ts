@@ -1,4 +1,5 @@
-import { changeInfoCommand, endpointUrl, type InstanceHttpClient, type Ownership, type Registry } from '../../core/plugin-api.js';
+import { changeInfoCommand, type InstanceHttpClient, type Ownership, type Registry } from '../../core/plugin-api.js';
+import { endpointUrl } from '../../core/domain/index.js';
 import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import { isJsonType, parseJsonObject } from './media-type.js';

@@ -1,8 +1,9 @@
 import type { Dispatcher } from 'undici';
-import { InFlight, turnSlot, type Instance, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
+import { ACTUATOR_ACCEPT, InFlight, turnSlot } from '../../core/kits/runtime/index.js';
+import type { Instance } from '../../core/domain/index.js';
+import { CALL_FAILURE, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
 import { CollectingHandler } from './collect-response.js';
-import { DEFAULT_ACCEPT } from './media-type.js';
 import { OriginGate, originOf } from './origin-gate.js';
 
 /** Health and info bodies are small; a lying instance must not make Vigil buffer 100 MB. */
@@ -62,7 +63,7 @@ export class InstanceClient implements InstanceHttpClient {
   /**
    * One timer for every call's deadline, running while calls are in flight, instead of a
    * setTimeout per attempt: a timer armed and cleared per call, thousands of times a second,
-   * roughly doubled what each check promoted to the old generation (bench/REPORT.md, memory).
+   * made each check promote far more to the old generation (bench/REPORT.md).
    */
   #sweeper: NodeJS.Timeout | undefined;
 
@@ -74,8 +75,8 @@ export class InstanceClient implements InstanceHttpClient {
     this.#gate = new OriginGate(options.connectionsPerOrigin);
     // One listener for the client's lifetime rather than one per call: Node's EventTarget keeps a
     // removed listener linked to the next one, so thousands of calls a second through one
-    // long-lived signal chain every finished call to the next and none dies young (measured
-    // under bench/monitoring: most of each check ended up in the old generation). It also walks
+    // long-lived signal chain every finished call to the next and none dies young
+    // (bench/REPORT.md). It also walks
     // its whole listener list on every add.
     options.signal?.addEventListener('abort', () => {
       for (const call of this.#inFlight.snapshot()) call.controller.abort();
@@ -104,7 +105,7 @@ export class InstanceClient implements InstanceHttpClient {
       } catch (error) {
         const failure = toCallError(error);
         // An abort is the caller's decision, an oversized body would only come again, and past the cut-off no time is left.
-        const retryable = failure.code !== 'EABORTED' && failure.code !== 'EBODYTOOLARGE' && failure.code !== 'ECUTOFF';
+        const retryable = failure.code !== CALL_FAILURE.ABORTED && failure.code !== CALL_FAILURE.BODY_TOO_LARGE && failure.code !== CALL_FAILURE.CUT_OFF;
         if (attempt >= attempts || !retryable) throw failure;
       }
     }
@@ -139,7 +140,7 @@ export class InstanceClient implements InstanceHttpClient {
   #headersFor(instance: Instance, url: string, given: Readonly<Record<string, string>> | undefined): Record<string, string> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(given ?? {})) headers[name.toLowerCase()] = value;
-    headers.accept ??= DEFAULT_ACCEPT;
+    headers.accept ??= ACTUATOR_ACCEPT;
     // The instance's own credentials win over anything a caller passed along; to another origin
     // none go at all, not even a caller's.
     const authorization = this.#options.outbound.authorizationFor(instance, url);
@@ -160,16 +161,16 @@ export class InstanceClient implements InstanceHttpClient {
     const origin = originOf(url);
     let admitted = false;
     try {
-      if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted');
+      if (controller.signal.aborted) throw new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted');
       const waiting = this.#gate.enter(origin, controller.signal);
       if (waiting) await waiting;
       admitted = true;
       this.#startDeadline(call, timeout, cutOff);
       return await this.#dispatch(url, method, headers, maxBodyBytes, controller.signal);
     } catch (error) {
-      if (call.timedOut && call.cut) throw new InstanceCallError('ECUTOFF', `no complete answer within ${cutOff!.ms} ms of the first attempt`, { cause: error });
+      if (call.timedOut && call.cut) throw new InstanceCallError(CALL_FAILURE.CUT_OFF, `no complete answer within ${cutOff!.ms} ms of the first attempt`, { cause: error });
       if (call.timedOut) throw new InstanceCallError('ETIMEDOUT', `no complete answer within ${timeout} ms`, { cause: error });
-      if (controller.signal.aborted) throw new InstanceCallError('EABORTED', 'the call was aborted', { cause: error });
+      if (controller.signal.aborted) throw new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted', { cause: error });
       throw toCallError(error);
     } finally {
       if (admitted) this.#gate.leave(origin);
@@ -184,7 +185,7 @@ export class InstanceClient implements InstanceHttpClient {
     // As undici's request() refuses them (the registration and detection only let http(s) URLs through).
     if (protocol !== 'http:' && protocol !== 'https:') throw new InstanceCallError('UND_ERR_INVALID_ARG', `not an http(s) URL: ${protocol}`);
     return new Promise<InstanceResponse>((resolve, reject) => {
-      const cancel = () => handler.cancel(new InstanceCallError('EABORTED', 'the call was aborted'));
+      const cancel = () => handler.cancel(new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted'));
       const handler = new CollectingHandler(maxBodyBytes, (response) => {
         signal.removeEventListener('abort', cancel);
         resolve(response);

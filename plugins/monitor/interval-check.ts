@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/plugin-api.js';
+import { messageOf, type Logger } from '../../core/plugin-api.js';
 import type { Check, CheckOutcome } from './check-outcome.js';
 import type { ConcurrencyLimiter, TaskLine } from './concurrency-limiter.js';
 import { FOLLOW_UP_HOLD_MS, inFollowUpSlot } from './follow-up-slot.js';
@@ -43,8 +43,8 @@ export interface IntervalCheckOptions extends Cadence {
 
 /**
  * Entries keep their instants in ms after the check's epoch, not since 1970: a small integer is
- * stored inside the object, while an epoch-sized one is a separate 12-byte number box per field,
- * ~240 bytes per instance over the three checks (bench/REPORT.md, memory per instance). The epoch
+ * stored inside the object, while an epoch-sized one is a separate number box per field, which
+ * adds up over the three checks of every instance (bench/REPORT.md). The epoch
  * moves forward every few days so the offsets stay small.
  */
 const REBASE_AFTER_MS = 2 ** 28;
@@ -255,7 +255,7 @@ export class IntervalCheck {
     queued
       .catch((error: unknown) => {
         // An updater bug must not end the schedule (SBA keeps its triggers alive after errors).
-        log.error(`${name} check of ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+        log.error(`${name} check of ${id} failed: ${messageOf(error)}`);
         return 'error' as const;
       })
       .then((outcome) => {

@@ -7,9 +7,6 @@ const JSON_TYPES = new Set([
   'application/vnd.spring-boot.actuator.v3+json',
 ]);
 
-/** The `Accept` sent when the caller gives none (reference §4.5). */
-export const DEFAULT_ACCEPT = 'application/vnd.spring-boot.actuator.v3+json, application/vnd.spring-boot.actuator.v2+json, application/json';
-
 /** Whether a Content-Type (parameters allowed) names a JSON body Vigil reads. */
 export function isJsonType(contentType: string): boolean {
   const essence = contentType.split(';')[0]!.trim().toLowerCase();

@@ -1,4 +1,5 @@
-import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Instance, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import type { Instance } from '../../core/domain/index.js';
 import { CheckMetrics } from './check-metrics.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
@@ -10,7 +11,7 @@ import { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { InfoUpdater } from './info-updater.js';
 import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
 import { IntervalCheck } from './interval-check.js';
-import { statusCallCutOff, StatusUpdater } from './status-updater.js';
+import { StatusUpdater, statusCallCutOff } from './status-updater.js';
 import { subscribeTriggers, type Checks } from './triggers.js';
 
 interface Running {
@@ -58,9 +59,10 @@ export class Monitor {
     ctx.services.provide(HEALTH_GROUPS, this.#groups);
   }
 
-  start(ctx: PluginContext<MonitorConfig>): void {
+  start(): void {
+    const ctx = this.#ctx;
     const config = ctx.config;
-    const { instances: registry, log } = ctx;
+    const { registry, log } = ctx;
     warnAboutTimeouts(config, log);
     const strategies = ctx.services.collect(DETECTION_STRATEGY);
     if (strategies.length === 0) log.info('no detection strategy loaded: endpoints are not detected');
@@ -116,7 +118,8 @@ export class Monitor {
    * retries, damping, concurrency and the foreign-endpoint rule. No call in flight is cut and no
    * connection dropped. Returns the keys that need a restart (the connection pool's size).
    */
-  reload(ctx: PluginContext<MonitorConfig>, config: MonitorConfig): string[] {
+  reload(config: MonitorConfig): string[] {
+    const ctx = this.#ctx;
     const running = this.#running;
     const before = ctx.config;
     warnAboutTimeouts(config, ctx.log);
@@ -156,7 +159,7 @@ export class Monitor {
 
   /** The ENDPOINT_DETECTOR service: detect on first demand (e.g. a proxy request). */
   async ensureDetected(id: string): Promise<Instance | undefined> {
-    const registry = this.#ctx.instances;
+    const registry = this.#ctx.registry;
     const instance = registry.get(id);
     const running = this.#running;
     if (!running || !instance?.registered || instance.endpoints.length > 0 || !EndpointDetector.applies(instance)) return instance;

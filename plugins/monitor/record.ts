@@ -1,4 +1,5 @@
-import { StoreUnavailableError, type Command, type InstanceEvent, type Ownership, type Registry } from '../../core/plugin-api.js';
+import { StoreUnavailableError, type Command, type Ownership, type Registry } from '../../core/plugin-api.js';
+import type { InstanceEvent } from '../../core/domain/index.js';
 
 /**
  * Writes a check's result, if this node still owns the instance: one that lost it while the call

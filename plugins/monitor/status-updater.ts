@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { changeStatusCommand, statusInfo, type Command, type Instance, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection, type StatusInfo } from '../../core/plugin-api.js';
+import { CALL_FAILURE, changeStatusCommand, type Command, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection } from '../../core/plugin-api.js';
+import { statusInfo, type Instance, type StatusInfo } from '../../core/domain/index.js';
 import { isAbort } from './call-error.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { FlapDamper } from './flap-damper.js';
@@ -87,4 +88,4 @@ function unlessOvertaken(before: Instance, command: Command): Command {
   return (current) => current.statusTimestamp === before.statusTimestamp && isDeepStrictEqual(current.statusInfo, before.statusInfo) ? command(current) : null;
 }
 
-const isCutOff = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'ECUTOFF';
+const isCutOff = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === CALL_FAILURE.CUT_OFF;

@@ -1,4 +1,6 @@
-import { escapes, instanceText, summaryText, type InstanceNotification, type MessageTemplates, type SummaryNotification } from '../../core/plugin-api.js';
+import {
+  escapes, instanceText, summaryText, type InstanceNotification, type MessageTemplates, type SummaryNotification,
+} from '../../core/kits/notify-channel/index.js';
 
 /** An alert as Alertmanager's API v2 takes it (`POST /api/v2/alerts`, an array of these). */
 export interface Alert {

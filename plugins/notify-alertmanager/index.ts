@@ -1,9 +1,9 @@
 import * as yup from 'yup';
+import { SHARED_STATE, duration, type ConfigSchema, type PluginContext, type SharedMap } from '../../core/plugin-api.js';
 import {
-  SHARED_STATE, channelSchema, channelSettingsOf, defineChannel, duration, httpUrl, maskedUrl, messageTemplatesOf,
-  type Attempt, type ChannelSection, type ConfigSchema, type DeliveryTools, type InstanceNotification, type MessageTemplates, type Notification,
-  type PluginContext, type SharedMap,
-} from '../../core/plugin-api.js';
+  channelSchema, channelSettingsOf, defineChannel, httpUrl, maskedUrl, type Attempt, type ChannelSection, type DeliveryTools,
+  type InstanceNotification, type MessageTemplates, type Notification,
+} from '../../core/kits/notify-channel/index.js';
 import { instanceAlert, sameLabels, stormAlert, wireAlert, type Alert, type KeptAlert } from './alerts.js';
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -47,17 +47,12 @@ const STORM_KEY = 'self-preservation';
 export default defineChannel<AlertmanagerConfig>({
   name: 'notify-alertmanager',
   configSchema: schema as unknown as ConfigSchema<AlertmanagerConfig>,
-  build(ctx: PluginContext<AlertmanagerConfig>, config: AlertmanagerConfig) {
-    if (!config.url) {
-      ctx.log.warn('no url: the channel is off (set notify-alertmanager.url)');
-      return undefined;
-    }
-    const endpoint = `${config.url.replace(/\/+$/, '')}/api/v2/alerts`;
-    const templates = messageTemplatesOf(config);
+  requires: 'url',
+  channel({ config, value: url, templates, ctx }) {
+    const endpoint = `${url.replace(/\/+$/, '')}/api/v2/alerts`;
     const kept = (): SharedMap => ctx.services.use(SHARED_STATE)!.map('notify-alertmanager.alerts');
     const post = (tools: DeliveryTools, alerts: Alert[]) => (alerts.length ? tools.send({ url: endpoint, body: alerts }) : Promise.resolve<Attempt>({ outcome: 'delivered' }));
     return {
-      name: 'notify-alertmanager',
       // Alertmanager repeats notifications itself (`repeat_interval`): Vigil's reminders would only duplicate them.
       // A deregistration resolves the instance's alerts, whatever `on` says: nothing else would end them.
       settings: { ...channelSettingsOf(config, false), alwaysOn: ['DEREGISTERED'] },
@@ -92,7 +87,7 @@ async function keptAlerts(map: SharedMap, ctx: PluginContext<AlertmanagerConfig>
   for (const [key, value] of await map.entries()) {
     const alert = JSON.parse(value) as KeptAlert;
     const id = key.includes('/') ? key.slice(0, key.indexOf('/')) : undefined;
-    const instance = id === undefined ? undefined : ctx.instances.get(id);
+    const instance = id === undefined ? undefined : ctx.registry.get(id);
     if (alert.resolvedAt !== null || !instance || instance.registered) {
       alerts.push(alert);
       continue;

@@ -1,8 +1,9 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
-  messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
-} from '../../core/plugin-api.js';
+  capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, summaryText,
+  type ChannelSection, type MessageTemplates, type Notification,
+} from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'webhook-url': httpUrl(),
@@ -55,19 +56,8 @@ export function discordRetryAfter(json: unknown): number | undefined {
 export default defineChannel<DiscordConfig>({
   name: 'notify-discord',
   configSchema: schema as unknown as ConfigSchema<DiscordConfig>,
-  build(ctx: PluginContext<DiscordConfig>, config: DiscordConfig) {
-    const url = config['webhook-url'];
-    if (!url) {
-      ctx.log.warn('no webhook-url: the channel is off (set notify-discord.webhook-url)');
-      return undefined;
-    }
-    const templates = messageTemplatesOf(config);
-    return {
-      name: 'notify-discord',
-      settings: channelSettingsOf(config),
-      target: maskedUrl(url),
-      secrets: [url],
-      deliver: (notification, tools) => tools.send({ url, body: discordPayload(notification, templates, config), retryAfterFromBody: discordRetryAfter }),
-    };
-  },
+  requires: 'webhook-url',
+  channel: ({ config, value: url, templates }) => ({
+    deliver: (notification, tools) => tools.send({ url, body: discordPayload(notification, templates, config), retryAfterFromBody: discordRetryAfter }),
+  }),
 });

@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createTransport, type Transporter } from 'nodemailer';
 import * as yup from 'yup';
-import {
-  channelSchema, channelSettingsOf, defineChannel, httpUrl, messageTemplatesOf, secret, type Attempt, type ChannelSection,
-  type ConfigSchema, type PluginContext,
-} from '../../core/plugin-api.js';
+import { channelSchema, defineChannel, httpUrl, secret, type Attempt, type ChannelSection } from '../../core/kits/notify-channel/index.js';
+import { messageOf, type ConfigSchema } from '../../core/plugin-api.js';
 import { mailContent } from './mail-body.js';
 
 /** A list of addresses, given as a list or as one comma-separated string (as Spring properties do). */
@@ -58,7 +56,7 @@ interface MailConfig extends ChannelSection {
 /** SMTP answers: 5xx is final, 4xx is "try again later"; connection problems are retried. */
 function outcomeOf(error: unknown): Attempt {
   const { responseCode, code } = error as { responseCode?: number; code?: string };
-  const reason = `${code ? `${code}: ` : ''}${error instanceof Error ? error.message : String(error)}`;
+  const reason = `${code ? `${code}: ` : ''}${messageOf(error)}`;
   if (code === 'EAUTH' || code === 'EENVELOPE' || (responseCode !== undefined && responseCode >= 500)) return { outcome: 'failed', reason };
   return { outcome: 'retry', reason };
 }
@@ -71,21 +69,15 @@ function outcomeOf(error: unknown): Attempt {
 export default defineChannel<MailConfig>({
   name: 'notify-mail',
   configSchema: schema as unknown as ConfigSchema<MailConfig>,
-  build(ctx: PluginContext<MailConfig>, config: MailConfig) {
-    if (!config.host) {
-      ctx.log.warn('no host: the channel is off (set notify-mail.host)');
-      return undefined;
-    }
+  requires: 'host',
+  channel({ config, templates, ctx }) {
     // Read at setup, so a missing file stops start-up with a message instead of failing each mail.
     const ca = config['ca-file'] ? readFileSync(config['ca-file'], 'utf8') : undefined;
-    const templates = messageTemplatesOf(config);
     if (config.user && !config.secure && !config['require-tls']) {
       ctx.log.warn('require-tls: false with a user: the SMTP password may cross the network in clear (unless the server offers STARTTLS)');
     }
     let transport: Transporter | undefined;
     return {
-      name: 'notify-mail',
-      settings: channelSettingsOf(config),
       target: `smtp${config.secure ? 's' : ''}://${config.host}${config.port ? `:${config.port}` : ''} → ${config.to.join(', ')}`,
       secrets: config.password ? [config.password] : [],
       async deliver(notification, tools) {

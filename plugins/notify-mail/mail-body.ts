@@ -1,6 +1,6 @@
 import {
   escapes, groupLines, groupTitle, instanceText, summaryText, type InstanceNotification, type MessageTemplates, type Notification,
-} from '../../core/plugin-api.js';
+} from '../../core/kits/notify-channel/index.js';
 
 /** A mail: subject, plain text and HTML, the same facts in both parts. */
 export interface MailContent {

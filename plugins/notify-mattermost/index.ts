@@ -1,8 +1,9 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
-  messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
-} from '../../core/plugin-api.js';
+  capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, summaryText,
+  type ChannelSection, type MessageTemplates, type Notification,
+} from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   /** The incoming webhook URL (`https://mattermost.example.com/hooks/xxx`). */
@@ -43,19 +44,8 @@ export function mattermostPayload(notification: Notification, templates: Message
 export default defineChannel<MattermostConfig>({
   name: 'notify-mattermost',
   configSchema: schema as unknown as ConfigSchema<MattermostConfig>,
-  build(ctx: PluginContext<MattermostConfig>, config: MattermostConfig) {
-    const url = config.url;
-    if (!url) {
-      ctx.log.warn('no url: the channel is off (set notify-mattermost.url)');
-      return undefined;
-    }
-    const templates = messageTemplatesOf(config);
-    return {
-      name: 'notify-mattermost',
-      settings: channelSettingsOf(config),
-      target: maskedUrl(url),
-      secrets: [url],
-      deliver: (notification, tools) => tools.send({ url, body: mattermostPayload(notification, templates, config) }),
-    };
-  },
+  requires: 'url',
+  channel: ({ config, value: url, templates }) => ({
+    deliver: (notification, tools) => tools.send({ url, body: mattermostPayload(notification, templates, config) }),
+  }),
 });

@@ -1,9 +1,9 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf,
-  secret, sendEach, summaryText, type ChannelSection, type ConfigSchema, type InstanceNotification, type MessageTemplates, type Notification,
-  type OutgoingRequest, type PluginContext,
-} from '../../core/plugin-api.js';
+  capText, channelSchema, defineChannel, escapes, httpUrl, instanceText, maskedUrl, secret, sendEach, summaryText,
+  type ChannelSection, type InstanceNotification, type MessageTemplates, type Notification, type OutgoingRequest,
+} from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'api-key': secret().default(''),
@@ -80,19 +80,9 @@ function alertBody(n: InstanceNotification, templates: MessageTemplates, alias: 
 export default defineChannel<OpsgenieConfig>({
   name: 'notify-opsgenie',
   configSchema: schema as unknown as ConfigSchema<OpsgenieConfig>,
-  build(ctx: PluginContext<OpsgenieConfig>, config: OpsgenieConfig) {
-    const key = config['api-key'];
-    if (!key) {
-      ctx.log.warn('no api-key: the channel is off (set notify-opsgenie.api-key)');
-      return undefined;
-    }
-    const templates = messageTemplatesOf(config);
-    return {
-      name: 'notify-opsgenie',
-      settings: channelSettingsOf(config),
-      target: maskedUrl(config.url),
-      secrets: [key],
-      deliver: (notification, tools) => sendEach(tools, opsgenieRequests(notification, templates, config)),
-    };
-  },
+  requires: 'api-key',
+  channel: ({ config, templates }) => ({
+    target: maskedUrl(config.url),
+    deliver: (notification, tools) => sendEach(tools, opsgenieRequests(notification, templates, config)),
+  }),
 });

@@ -1,8 +1,8 @@
 import {
-  channelSchema, channelSettingsOf, defineChannel, escapes, httpUrl, instanceText, maskedUrl, messageTemplatesOf, secret,
-  sendEach, summaryText, capText, type ChannelSection, type ConfigSchema, type InstanceNotification,
-  type MessageTemplates, type Notification, type PluginContext,
-} from '../../core/plugin-api.js';
+  capText, channelSchema, defineChannel, escapes, httpUrl, instanceText, maskedUrl, secret, sendEach, summaryText,
+  type ChannelSection, type InstanceNotification, type MessageTemplates, type Notification,
+} from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'routing-key': secret().default(''),
@@ -94,20 +94,9 @@ function hostOf(url: string): string {
 export default defineChannel<PagerDutyConfig>({
   name: 'notify-pagerduty',
   configSchema: schema as unknown as ConfigSchema<PagerDutyConfig>,
-  build(ctx: PluginContext<PagerDutyConfig>, config: PagerDutyConfig) {
-    const key = config['routing-key'];
-    if (!key) {
-      ctx.log.warn('no routing-key: the channel is off (set notify-pagerduty.routing-key)');
-      return undefined;
-    }
-    const { url } = config;
-    const templates = messageTemplatesOf(config);
-    return {
-      name: 'notify-pagerduty',
-      settings: channelSettingsOf(config),
-      target: maskedUrl(url),
-      secrets: [key],
-      deliver: (notification, tools) => sendEach(tools, pagerDutyEvents(notification, templates, key).map((body) => ({ url, body }))),
-    };
-  },
+  requires: 'routing-key',
+  channel: ({ config: { url }, value: key, templates }) => ({
+    target: maskedUrl(url),
+    deliver: (notification, tools) => sendEach(tools, pagerDutyEvents(notification, templates, key).map((body) => ({ url, body }))),
+  }),
 });

@@ -1,8 +1,9 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, maskedUrl,
-  messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
-} from '../../core/plugin-api.js';
+  capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, summaryText,
+  type ChannelSection, type MessageTemplates, type Notification,
+} from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'webhook-url': httpUrl(),
@@ -46,23 +47,12 @@ export function slackPayload(notification: Notification, templates: MessageTempl
 export default defineChannel<SlackConfig>({
   name: 'notify-slack',
   configSchema: schema as unknown as ConfigSchema<SlackConfig>,
-  build(ctx: PluginContext<SlackConfig>, config: SlackConfig) {
-    const url = config['webhook-url'];
-    if (!url) {
-      ctx.log.warn('no webhook-url: the channel is off (set notify-slack.webhook-url)');
-      return undefined;
-    }
-    const templates = messageTemplatesOf(config);
+  requires: 'webhook-url',
+  channel({ config, value: url, templates }) {
     const extra: Record<string, string> = {};
     if (config.username) extra.username = config.username;
     if (config.channel) extra.channel = config.channel;
     if (config.icon) extra.icon_emoji = config.icon;
-    return {
-      name: 'notify-slack',
-      settings: channelSettingsOf(config),
-      target: maskedUrl(url),
-      secrets: [url],
-      deliver: (notification, tools) => tools.send({ url, body: slackPayload(notification, templates, extra) }),
-    };
+    return { deliver: (notification, tools) => tools.send({ url, body: slackPayload(notification, templates, extra) }) };
   },
 });

@@ -1,9 +1,9 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, maskedUrl,
-  messageTemplatesOf, summaryText, type ChannelSection, type ConfigSchema, type InstanceNotification, type MessageTemplates, type Notification,
-  type PluginContext,
-} from '../../core/plugin-api.js';
+  capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, summaryText, type ChannelSection,
+  type InstanceNotification, type MessageTemplates, type Notification,
+} from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema } from '../../core/plugin-api.js';
 
 const unknownKeys = '${path} has unknown key(s): ${properties}';
 
@@ -81,19 +81,8 @@ function instanceBlocks(n: InstanceNotification, templates: MessageTemplates, ti
 export default defineChannel<TeamsConfig>({
   name: 'notify-teams',
   configSchema: schema as unknown as ConfigSchema<TeamsConfig>,
-  build(ctx: PluginContext<TeamsConfig>, config: TeamsConfig) {
-    const url = config['webhook-url'];
-    if (!url) {
-      ctx.log.warn('no webhook-url: the channel is off (set notify-teams.webhook-url)');
-      return undefined;
-    }
-    const templates = messageTemplatesOf(config);
-    return {
-      name: 'notify-teams',
-      settings: channelSettingsOf(config),
-      target: maskedUrl(url),
-      secrets: [url],
-      deliver: (notification, tools) => tools.send({ url, body: teamsPayload(notification, templates, config.titles) }),
-    };
-  },
+  requires: 'webhook-url',
+  channel: ({ config, value: url, templates }) => ({
+    deliver: (notification, tools) => tools.send({ url, body: teamsPayload(notification, templates, config.titles) }),
+  }),
 });

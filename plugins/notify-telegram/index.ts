@@ -1,8 +1,9 @@
 import * as yup from 'yup';
 import {
-  channelSchema, channelSettingsOf, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines,
-  messageTemplatesOf, secret, summaryText, type ChannelSection, type ConfigSchema, type MessageTemplates, type Notification, type PluginContext,
-} from '../../core/plugin-api.js';
+  channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, secret, summaryText,
+  type ChannelSection, type MessageTemplates, type Notification,
+} from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema } from '../../core/plugin-api.js';
 
 const schema = channelSchema({
   'auth-token': secret().default(''),
@@ -60,21 +61,14 @@ export function telegramRetryAfter(json: unknown): number | undefined {
 export default defineChannel<TelegramConfig>({
   name: 'notify-telegram',
   configSchema: schema as unknown as ConfigSchema<TelegramConfig>,
-  build(ctx: PluginContext<TelegramConfig>, config: TelegramConfig) {
-    const token = config['auth-token'];
-    if (!token) {
-      ctx.log.warn('no auth-token: the channel is off (set notify-telegram.auth-token and chat-id)');
-      return undefined;
-    }
+  requires: 'auth-token',
+  alsoSet: 'chat-id',
+  channel({ config, value: token, templates }) {
     const base = config['api-url'].replace(/\/+$/, '');
     const url = `${base}/bot${token}/sendMessage`;
-    const templates = messageTemplatesOf(config);
+    // The token is the URL's only secret (the default): listing the URL would mask its whole path, `sendMessage` too.
     return {
-      name: 'notify-telegram',
-      settings: channelSettingsOf(config),
       target: `${base}/bot******/sendMessage`,
-      // The token is the URL's only secret: listing the URL would mask its whole path, `sendMessage` too.
-      secrets: [token],
       deliver: (notification, tools) => tools.send({ url, body: telegramPayload(notification, templates, config), retryAfterFromBody: telegramRetryAfter }),
     };
   },

@@ -1,8 +1,6 @@
 import * as yup from 'yup';
-import {
-  channelSchema, channelSettingsOf, defineChannel, httpUrl, maskedUrl, secret, type ChannelSection, type ConfigSchema,
-  type PluginContext,
-} from '../../core/plugin-api.js';
+import { channelSchema, defineChannel, httpUrl, secret, type ChannelSection } from '../../core/kits/notify-channel/index.js';
+import type { ConfigSchema } from '../../core/plugin-api.js';
 import { webhookBody } from './payload.js';
 import { isWebhookSecret, signature } from './signature.js';
 
@@ -37,16 +35,9 @@ interface WebhookConfig extends ChannelSection {
 export default defineChannel<WebhookConfig>({
   name: 'notify-webhook',
   configSchema: schema as unknown as ConfigSchema<WebhookConfig>,
-  build(ctx: PluginContext<WebhookConfig>, config: WebhookConfig) {
-    const { url, secret: key, headers } = config;
-    if (!url) {
-      ctx.log.warn('no url: the channel is off (set notify-webhook.url)');
-      return undefined;
-    }
+  requires: 'url',
+  channel({ config: { secret: key, headers }, value: url }) {
     return {
-      name: 'notify-webhook',
-      settings: channelSettingsOf(config),
-      target: maskedUrl(url),
       secrets: [url, ...(key ? [key] : []), ...Object.values(headers)],
       async deliver(notification, tools) {
         const body = JSON.stringify(webhookBody(notification));

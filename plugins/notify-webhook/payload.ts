@@ -1,4 +1,4 @@
-import { groupLines, summaryText, escapes, type InstanceNotification, type Notification } from '../../core/plugin-api.js';
+import { escapes, groupLines, summaryText, type InstanceNotification, type Notification } from '../../core/kits/notify-channel/index.js';
 
 /**
  * Vigil's own webhook body, built as an object (never by string concatenation). One change:

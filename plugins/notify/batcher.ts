@@ -1,4 +1,4 @@
-import type { InstanceNotification } from '../../core/plugin-api.js';
+import type { InstanceNotification } from '../../core/kits/notify-channel/index.js';
 import type { Completion } from './completion.js';
 
 /** A change on its way to the channels, and the outbox item's completion it belongs to. */

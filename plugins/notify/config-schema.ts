@@ -1,5 +1,6 @@
 import * as yup from 'yup';
-import { CHANGE_PATTERN, NOTIFIED_EVENT_TYPES, duration, httpUrl, type NotifiedEventType } from '../../core/plugin-api.js';
+import { CHANGE_PATTERN, NOTIFIED_EVENT_TYPES, httpUrl, type NotifiedEventType } from '../../core/kits/notify-channel/index.js';
+import { duration } from '../../core/plugin-api.js';
 import { isInstanceRate, parseInstanceRate, type InstanceRate } from './instance-rate.js';
 
 const unknownKeys = '${path} has unknown key(s): ${properties}';

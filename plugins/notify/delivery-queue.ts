@@ -1,9 +1,11 @@
-import type { Attempt, DeliveryTools, Logger, Notification, NotificationChannel } from '../../core/plugin-api.js';
+import type { Attempt, DeliveryTools, Notification, NotificationChannel } from '../../core/kits/notify-channel/index.js';
+import { messageOf, type Logger } from '../../core/plugin-api.js';
 import type { Completion } from './completion.js';
 import type { DeliverySettings } from './config-schema.js';
 import { TokenBucket } from './pacing.js';
 import { nextRetry } from './retry-policy.js';
-import type { ChannelStats, DeliveryRecord } from './stats.js';
+import type { DeliveryRecord } from '../../core/domain/index.js';
+import type { ChannelStats } from './stats.js';
 
 interface Job {
   readonly key: string;
@@ -143,7 +145,7 @@ export class DeliveryQueue {
     try {
       result = await channel.deliver(job.notification, tools);
     } catch (error) {
-      result = { outcome: 'retry', reason: error instanceof Error ? error.message : String(error) };
+      result = { outcome: 'retry', reason: messageOf(error) };
     }
     this.#active -= 1;
     stats.inFlight = this.#active;

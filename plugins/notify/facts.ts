@@ -1,4 +1,6 @@
-import { escapes, type Instance, type InstanceNotification, type JsonViews, type Notification, type NotifiedEventType, type NotifiedInstance } from '../../core/plugin-api.js';
+import { escapes, type InstanceNotification, type Notification, type NotifiedEventType, type NotifiedInstance } from '../../core/kits/notify-channel/index.js';
+import type { Instance } from '../../core/domain/index.js';
+import type { JsonViews } from '../../core/plugin-api.js';
 
 /** Health details larger than this (as JSON) are left out of notifications. */
 const MAX_DETAILS_BYTES = 8 * 1024;

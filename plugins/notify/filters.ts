@@ -1,14 +1,5 @@
+import type { NotificationFilter } from '../../core/domain/index.js';
 import type { SharedMap, SharedState } from '../../core/plugin-api.js';
-
-/** A notification filter as SBA's API shows it: by instance id or by application name, with an optional expiry. */
-export interface FilterView {
-  readonly id: string;
-  readonly instanceId?: string;
-  readonly applicationName?: string;
-  /** ISO instant, or null for a filter that never expires. */
-  readonly expiry: string | null;
-  readonly expired: boolean;
-}
 
 interface Stored {
   readonly instanceId?: string;
@@ -31,9 +22,9 @@ export class FilterLimitError extends Error {
 /** The live filters as read, and the same filters indexed by their target, each list oldest first. */
 interface Snapshot {
   readonly at: number;
-  readonly filters: FilterView[];
-  readonly byInstance: Map<string, FilterView[]>;
-  readonly byApplication: Map<string, FilterView[]>;
+  readonly filters: NotificationFilter[];
+  readonly byInstance: Map<string, NotificationFilter[]>;
+  readonly byApplication: Map<string, NotificationFilter[]>;
 }
 
 /**
@@ -60,13 +51,13 @@ export class FilterStore {
    * Rejects with `FilterLimitError` when `max-filters` live filters exist already (nodes of a
    * cluster creating at the same moment may pass it by one each).
    */
-  create(target: { instanceId: string } | { applicationName: string }, ttlMs: number | undefined): Promise<FilterView> {
+  create(target: { instanceId: string } | { applicationName: string }, ttlMs: number | undefined): Promise<NotificationFilter> {
     const created = this.#creating.then(() => this.#create(target, ttlMs));
     this.#creating = created.catch(() => undefined);
     return created;
   }
 
-  async #create(target: { instanceId: string } | { applicationName: string }, ttlMs: number | undefined): Promise<FilterView> {
+  async #create(target: { instanceId: string } | { applicationName: string }, ttlMs: number | undefined): Promise<NotificationFilter> {
     const limit = this.maxFilters();
     if ((await this.#map().entries()).length >= limit) throw new FilterLimitError(limit);
     // SBA counts from F-0; the shared counter starts at 1.
@@ -78,7 +69,7 @@ export class FilterStore {
     return view(id, stored);
   }
 
-  async list(): Promise<FilterView[]> {
+  async list(): Promise<NotificationFilter[]> {
     return (await this.#read()).filters;
   }
 
@@ -89,11 +80,11 @@ export class FilterStore {
   }
 
   /** The oldest live filter that silences this instance, or undefined. */
-  async matching(instanceId: string, applicationName: string): Promise<FilterView | undefined> {
+  async matching(instanceId: string, applicationName: string): Promise<NotificationFilter | undefined> {
     const cached = this.#cache;
     const snapshot = cached && Date.now() - cached.at < CACHE_MS ? cached : await this.#read();
     const now = Date.now();
-    const live = (filters: FilterView[] | undefined) => filters?.find((filter) => filter.expiry === null || Date.parse(filter.expiry) > now);
+    const live = (filters: NotificationFilter[] | undefined) => filters?.find((filter) => filter.expiry === null || Date.parse(filter.expiry) > now);
     const byInstance = live(snapshot.byInstance.get(instanceId));
     const byApplication = live(snapshot.byApplication.get(applicationName));
     if (!byInstance || !byApplication) return byInstance ?? byApplication;
@@ -107,8 +98,8 @@ export class FilterStore {
       return stored ? [view(id, stored)] : [];
     });
     filters.sort((a, b) => number(a.id) - number(b.id));
-    const byInstance = new Map<string, FilterView[]>();
-    const byApplication = new Map<string, FilterView[]>();
+    const byInstance = new Map<string, NotificationFilter[]>();
+    const byApplication = new Map<string, NotificationFilter[]>();
     for (const filter of filters) {
       const [index, key] = filter.instanceId !== undefined ? [byInstance, filter.instanceId] : [byApplication, filter.applicationName!];
       const list = index.get(key);
@@ -122,7 +113,7 @@ export class FilterStore {
 
 const number = (id: string) => Number(id.slice(PREFIX.length));
 
-function view(id: string, stored: Stored): FilterView {
+function view(id: string, stored: Stored): NotificationFilter {
   return {
     id,
     ...(stored.instanceId !== undefined ? { instanceId: stored.instanceId } : { applicationName: stored.applicationName! }),

@@ -1,4 +1,5 @@
-import type { InstanceEvent, OutboxItem } from '../../core/plugin-api.js';
+import type { InstanceEvent } from '../../core/domain/index.js';
+import type { OutboxItem } from '../../core/plugin-api.js';
 
 interface StatusChange {
   readonly version: number;

@@ -1,5 +1,6 @@
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
-import type { Attempt, OutgoingRequest } from '../../core/plugin-api.js';
+import { messageOf } from '../../core/plugin-api.js';
+import type { Attempt, OutgoingRequest } from '../../core/kits/notify-channel/index.js';
 import { retryAfterMs } from './pacing.js';
 
 /** Enough of a receiver's answer to read its error and retry fields; the rest is discarded. */
@@ -115,6 +116,6 @@ function networkReason(error: unknown, timeoutMs: number): string {
   const code = (error as { code?: string }).code;
   if (code && TIMEOUTS.has(code)) return `no answer within ${timeoutMs} ms`;
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return [code ?? cause?.code, cause?.message ?? message].filter(Boolean).join(': ');
 }

@@ -1,4 +1,4 @@
-import { ALLOWED_HOSTS, definePlugin, type ConfigSchema, type PluginContext, type Registry } from '../../core/plugin-api.js';
+import { ALLOWED_HOSTS, definePlugin, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
 import { notifySchema, type NotifyConfig } from './config-schema.js';
 import { notifyApi } from './api-description.js';
 import { contributeNotifyMetrics } from './metrics.js';
@@ -15,10 +15,6 @@ function hostsOf(url: string): string[] {
   }
 }
 
-// The plugin object is shared by every kernel in the process (tests run many); the registry
-// identifies a kernel, as for the monitor.
-const services = new WeakMap<Registry, NotifyService>();
-
 /**
  * `notify`: the notification pipeline every `notify-*` channel plugs into (issue 16). It takes
  * each recorded event from `EVENT_OUTBOX`, decides whether and when to tell whom (triggers,
@@ -30,25 +26,14 @@ export default definePlugin<NotifyConfig>({
   name: 'notify',
   version: '0.1.0',
   configSchema: notifySchema as unknown as ConfigSchema<NotifyConfig>,
-  setup(ctx: PluginContext<NotifyConfig>) {
+  create(ctx: PluginContext<NotifyConfig>) {
     const service = new NotifyService(ctx);
-    services.set(ctx.instances, service);
     ctx.http.route('GET', '/notifications', (_req, res) => ctx.http.sendJson(res, 200, service.status()));
     if (ctx.config['filters-api']) filterRoutes(ctx.http, service.filters);
     notifyApi(ctx.services, ctx.config['filters-api']);
     contributeNotifyMetrics(ctx.services, service.stats);
     // The dashboard address messages link to is one the server must answer to (`server.allowed-hosts`).
     ctx.services.contribute(ALLOWED_HOSTS, { hosts: () => hostsOf(ctx.config['base-url']) });
-  },
-  start(ctx: PluginContext<NotifyConfig>) {
-    services.get(ctx.instances)?.start();
-  },
-  reload(ctx: PluginContext<NotifyConfig>, config: NotifyConfig) {
-    return services.get(ctx.instances)?.reload(config) ?? ['*'];
-  },
-  async stop(ctx: PluginContext<NotifyConfig>) {
-    const service = services.get(ctx.instances);
-    services.delete(ctx.instances);
-    await service?.stop();
+    return { start: () => service.start(), stop: () => service.stop(), reload: (config: NotifyConfig) => service.reload(config) };
   },
 });

@@ -1,4 +1,5 @@
-import { parseDuration, type InstanceNotification } from '../../core/plugin-api.js';
+import { parseDuration } from '../../core/plugin-api.js';
+import type { InstanceNotification } from '../../core/kits/notify-channel/index.js';
 import type { Entry } from './batcher.js';
 import type { Completion } from './completion.js';
 import { sameNotifiedStatus } from './status-class.js';

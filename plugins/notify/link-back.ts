@@ -1,4 +1,5 @@
-import type { NotificationChannel, PluginContext } from '../../core/plugin-api.js';
+import type { NotificationChannel } from '../../core/kits/notify-channel/index.js';
+import type { PluginContext } from '../../core/plugin-api.js';
 import type { NotifyConfig } from './config-schema.js';
 
 /** Built-in channels whose messages always carry a link to Vigil (a generatorURL, a dashboard link). */

@@ -1,7 +1,5 @@
-import {
-  LEASES, type GroupNotification, type InstanceNotification, type Logger, type NotifiedEventType, type OutboxItem,
-  type PluginContext, type SummaryNotification,
-} from '../../core/plugin-api.js';
+import { LEASES, messageOf, type Logger, type OutboxItem, type PluginContext } from '../../core/plugin-api.js';
+import type { GroupNotification, InstanceNotification, NotifiedEventType, SummaryNotification } from '../../core/kits/notify-channel/index.js';
 import { Batcher, type Entry } from './batcher.js';
 import { Completion } from './completion.js';
 import type { NotifyConfig } from './config-schema.js';
@@ -66,7 +64,7 @@ export class Pipeline {
       selfPreservation: config['self-preservation'],
       stormWindowMs: config['self-preservation-window'],
       stormMin: config['self-preservation-min'],
-      total: () => options.ctx.instances.list().length,
+      total: () => options.ctx.registry.list().length,
       dispatch: (entries, grouped) => this.#dispatch(entries, grouped),
       summarize: (direction, entries, total) => this.#summarize(direction, entries, total),
     });
@@ -83,11 +81,11 @@ export class Pipeline {
       selfPreservation: config['self-preservation'],
       stormMin: config['self-preservation-min'],
       statusOf: (id) => {
-        const instance = options.ctx.instances.get(id);
+        const instance = options.ctx.registry.get(id);
         return instance?.registered ? instance.statusInfo.status : undefined;
       },
       pending: (id) => this.#arriving.has(id) || this.#rate.holds(id) || this.#batcher.holds(id),
-      total: () => options.ctx.instances.list().length,
+      total: () => options.ctx.registry.list().length,
       followUp: (changes) => void this.#followUp(changes),
       recovered: (storm) => this.#stormOver(storm),
       log: this.#log,
@@ -125,7 +123,7 @@ export class Pipeline {
     let from = item.from;
     if (type === 'STATUS_CHANGED' && this.#config.hold > 0) {
       if (!(await this.#sleep(Date.parse(item.timestamp) + this.#config.hold - Date.now()))) return new Promise<void>(() => undefined);
-      const held = heldChange(item, ctx.instances.eventsOf(item.instance), this.#config.hold);
+      const held = heldChange(item, ctx.registry.eventsOf(item.instance), this.#config.hold);
       if (!held) {
         stats.held += 1;
         return;
@@ -133,7 +131,7 @@ export class Pipeline {
       from = held.from;
     }
     if (type === 'STATUS_CHANGED' && sameNotifiedStatus(from, item.to)) return;
-    const instance = ctx.instances.get(item.instance);
+    const instance = ctx.registry.get(item.instance);
     // As SBA re-reads the instance: nothing is said of a status change once the instance is gone.
     if (!instance?.registration || (type === 'STATUS_CHANGED' && !instance.registered)) return;
     const filter = await filters.matching(instance.id, instance.registration.name).catch((error: unknown) => {
@@ -166,7 +164,7 @@ export class Pipeline {
     if (period <= 0 || this.#stopped || !ctx.services.use(LEASES)!.lease('notify-reminders').held) return;
     const due: InstanceNotification[] = [];
     for (const [id, state] of await reminders.due(period)) {
-      const instance = ctx.instances.get(id);
+      const instance = ctx.registry.get(id);
       if (!instance?.registered || !instance.registration || instance.statusInfo.status !== state.status) {
         await reminders.end(id);
         continue;
@@ -272,7 +270,7 @@ export class Pipeline {
       timestamp: new Date().toISOString(),
       direction: 'recovered',
       count: storm.count,
-      total: this.options.ctx.instances.list().length,
+      total: this.options.ctx.registry.list().length,
       remaining: 0,
       instances: storm.instances,
       baseUrl: this.options.baseUrl(),
@@ -294,8 +292,4 @@ export class Pipeline {
       this.#timers.add(timer);
     });
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

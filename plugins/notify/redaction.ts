@@ -1,4 +1,4 @@
-import { escapes } from '../../core/plugin-api.js';
+import { escapes } from '../../core/kits/notify-channel/index.js';
 
 const MASK = '******';
 /** Shorter than this, a value is no secret worth masking (and masking it would garble every line). */

@@ -1,4 +1,4 @@
-import type { NotifiedEventType } from '../../core/plugin-api.js';
+import type { NotifiedEventType } from '../../core/kits/notify-channel/index.js';
 import { sameNotifiedStatus } from './status-class.js';
 
 /**

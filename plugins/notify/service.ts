@@ -1,6 +1,6 @@
-import {
-  EVENT_OUTBOX, LEASES, NOTIFICATION_CHANNEL, SHARED_STATE, maskedUrl, type DeliveryTools, type NotificationChannel, type PluginContext,
-} from '../../core/plugin-api.js';
+import { EVENT_OUTBOX, LEASES, SHARED_STATE, messageOf, type PluginContext } from '../../core/plugin-api.js';
+import type { NotificationsStatus } from '../../core/domain/index.js';
+import { NOTIFICATION_CHANNEL, maskedUrl, type DeliveryTools, type NotificationChannel } from '../../core/kits/notify-channel/index.js';
 import type { NotifyConfig } from './config-schema.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import { describe } from './facts.js';
@@ -116,7 +116,7 @@ export class NotifyService {
   }
 
   /** The body of `GET /notifications`: settings, then each channel with its counters and recent deliveries, secrets masked. */
-  status(): Record<string, unknown> {
+  status(): NotificationsStatus {
     const config = this.ctx.config;
     return {
       settings: {
@@ -170,7 +170,7 @@ export class NotifyService {
         this.#timers.splice(this.#timers.indexOf(timer), 1);
         const work = periodic && channel.settings.enabled && this.ctx.services.use(LEASES)!.lease(channel.name).held ? periodic.run(tools) : Promise.resolve();
         // The channel's logger: an error may quote a receiver's answer, and with it a secret.
-        work.catch((error: unknown) => tools.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
+        work.catch((error: unknown) => tools.log.warn(`periodic notification work failed: ${messageOf(error)}`))
           .finally(() => {
             if (!this.#stopped) round();
           });
@@ -186,7 +186,7 @@ export class NotifyService {
     this.#timers.push(setInterval(() => {
       if (running) return;
       running = true;
-      work().catch((error: unknown) => this.ctx.log.warn(`periodic notification work failed: ${error instanceof Error ? error.message : String(error)}`))
+      work().catch((error: unknown) => this.ctx.log.warn(`periodic notification work failed: ${messageOf(error)}`))
         .finally(() => {
           running = false;
         });

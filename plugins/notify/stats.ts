@@ -1,14 +1,4 @@
-/** One delivery as `GET /notifications` shows it. */
-export interface DeliveryRecord {
-  /** The notification's id (`<instance>-<version>`, `-r<n>` for reminders, `group-…`, `summary-…`). */
-  readonly id: string;
-  readonly at: string;
-  readonly outcome: 'delivered' | 'failed' | 'superseded' | 'dropped';
-  /** What it said, in short: `orders (1a2b3c4d5e6f) UP → DOWN`. */
-  readonly summary: string;
-  readonly attempts: number;
-  readonly reason?: string;
-}
+import type { DeliveryRecord } from '../../core/domain/index.js';
 
 const RECENT = 20;
 

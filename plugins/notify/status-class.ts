@@ -1,4 +1,4 @@
-import { severity } from '../../core/plugin-api.js';
+import { severity } from '../../core/domain/index.js';
 
 /**
  * Whether a change between two statuses is no change for notifications. Statuses Vigil does not

@@ -1,4 +1,5 @@
-import type { InstanceNotification, Logger } from '../../core/plugin-api.js';
+import type { InstanceNotification } from '../../core/kits/notify-channel/index.js';
+import type { Logger } from '../../core/plugin-api.js';
 
 /** Instances a summary lists by name. */
 export const SUMMARY_LIST = 50;

@@ -1,9 +1,6 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, HttpError, definePlugin, vigilVersion, type PluginContext } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE, HttpError, definePlugin, vigilVersion } from '../../core/plugin-api.js';
 import { buildDocument } from './document.js';
 import { routeCoverage } from './route-coverage.js';
-
-// One context per plugin per kernel for its whole life (the host's promise): it keys the document.
-const documents = new WeakMap<PluginContext<unknown>, string>();
 
 /**
  * `openapi`: `GET /openapi.json`, the OpenAPI 3.1 document of every loaded plugin's routes,
@@ -15,7 +12,8 @@ export default definePlugin({
   name: 'openapi',
   version: '1.0.0',
   configKey: null,
-  setup(ctx) {
+  create(ctx) {
+    let text: string | undefined;
     ctx.services.contribute(API_DESCRIPTION, {
       paths: {
         '/openapi.json': {
@@ -32,22 +30,20 @@ export default definePlugin({
       },
     });
     ctx.http.route('GET', '/openapi.json', (_req, res) => {
-      const text = documents.get(ctx);
       // Between listen and start the routes are all known, but the document is not built yet.
       if (text === undefined) throw new HttpError(503, 'the API document is not ready yet', { 'retry-after': '1' });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
     });
-  },
-  start(ctx) {
-    const { document, problems } = buildDocument({ version: vigilVersion(), contextPath: ctx.http.contextPath, contributions: ctx.services.collect(API_DESCRIPTION) });
-    if (problems.length > 0) throw new Error(`the API description is inconsistent: ${problems.join('; ')}`);
-    const { undocumented, unrouted } = routeCoverage(document, ctx.http.routes(), ctx.http.contextPath);
-    if (undocumented.length > 0) ctx.log.warn(`routes missing from /openapi.json (their plugin contributes no API_DESCRIPTION for them): ${undocumented.join(', ')}`);
-    if (unrouted.length > 0) ctx.log.warn(`operations in /openapi.json that no route serves: ${unrouted.join(', ')}`);
-    documents.set(ctx, JSON.stringify(document));
-  },
-  stop(ctx) {
-    documents.delete(ctx);
+    return {
+      start() {
+        const { document, problems } = buildDocument({ version: vigilVersion(), contextPath: ctx.http.contextPath, contributions: ctx.services.collect(API_DESCRIPTION) });
+        if (problems.length > 0) throw new Error(`the API description is inconsistent: ${problems.join('; ')}`);
+        const { undocumented, unrouted } = routeCoverage(document, ctx.http.routes(), ctx.http.contextPath);
+        if (undocumented.length > 0) ctx.log.warn(`routes missing from /openapi.json (their plugin contributes no API_DESCRIPTION for them): ${undocumented.join(', ')}`);
+        if (unrouted.length > 0) ctx.log.warn(`operations in /openapi.json that no route serves: ${unrouted.join(', ')}`);
+        text = JSON.stringify(document);
+      },
+    };
   },
 });

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { API_DESCRIPTION, ERROR_RESPONSE, LIVENESS_PATH, READINESS, READINESS_PATH, definePlugin, type ReadinessCheck } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE, LIVENESS_PATH, READINESS, READINESS_PATH, definePlugin, messageOf, type ReadinessCheck } from '../../core/plugin-api.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -13,7 +13,7 @@ export default definePlugin({
   name: 'probes',
   version: '1.0.0',
   configKey: null,
-  setup(ctx) {
+  create(ctx) {
     let checks: readonly ReadinessCheck[] | undefined;
     const send = (res: ServerResponse, status: number, body: unknown) => ctx.http.sendJson(res, status, body, NO_STORE);
     ctx.http.route('GET', LIVENESS_PATH, (_req, res) => send(res, 200, { status: 'UP' }));
@@ -27,7 +27,7 @@ export default definePlugin({
         try {
           state = check.check();
         } catch (error) {
-          state = { ready: false as const, reason: `the check failed: ${error instanceof Error ? error.message : String(error)}` };
+          state = { ready: false as const, reason: `the check failed: ${messageOf(error)}` };
         }
         ready &&= state.ready;
         components[check.name] = state.ready ? { status: 'UP' } : { status: 'OUT_OF_SERVICE', details: { reason: state.reason } };

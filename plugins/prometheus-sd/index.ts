@@ -1,4 +1,5 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, HttpError, definePlugin, type Instance, type JsonViews, type VigilRequest } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE, HttpError, definePlugin, type JsonViews, type VigilRequest } from '../../core/plugin-api.js';
+import type { Instance } from '../../core/domain/index.js';
 import { prometheusSdSchema, type PrometheusSdConfig } from './config.js';
 import { policyKey, scrapeTarget, targetGroup } from './target-group.js';
 import { TargetPolicy } from './target-policy.js';
@@ -58,14 +59,14 @@ export default definePlugin<PrometheusSdConfig>({
   name: 'prometheus-sd',
   version: '1.0.0',
   configSchema: prometheusSdSchema,
-  setup(ctx) {
+  create(ctx) {
     const listed = listedTargets();
     const policy = new TargetPolicy(ctx.outbound, ctx.log);
     ctx.http.route('GET', '/prometheus/sd', async (req, res) => {
       const { applications, statuses } = selection(req);
       const config = ctx.config;
       const candidates: Listed[] = [];
-      for (const instance of ctx.instances.list()) {
+      for (const instance of ctx.registry.list()) {
         if (applications && !applications.has(instance.registration!.name)) continue;
         if (statuses && !statuses.has(instance.statusInfo.status)) continue;
         const target = listed(instance, ctx.views, config);
@@ -108,7 +109,7 @@ export default definePlugin<PrometheusSdConfig>({
         },
       },
     });
+    // The section is read on every request: a new `metadata-labels` applies to the next one.
+    return { reload() {} };
   },
-  // Read on every request: a new `metadata-labels` applies to the next one.
-  reload() {},
 });

@@ -1,4 +1,5 @@
-import { maskUrlPassword, type Instance, type JsonViews } from '../../core/plugin-api.js';
+import { maskUrlPassword, type Instance } from '../../core/domain/index.js';
+import type { JsonViews } from '../../core/plugin-api.js';
 
 /** One entry of Prometheus's HTTP SD answer. */
 export interface TargetGroup {

@@ -1,4 +1,5 @@
 import type { Logger, Outbound } from '../../core/plugin-api.js';
+import { mapLimit } from '../../core/kits/runtime/index.js';
 
 /** How long a verdict on a host is reused: Prometheus asks every 30 s by default, each answer needs every host. */
 const VERDICT_TTL_MS = 30_000;
@@ -39,14 +40,7 @@ export class TargetPolicy {
         unknown.push(key);
       }
     }
-    let next = 0;
-    const worker = async () => {
-      while (next < unknown.length) {
-        const key = unknown[next++]!;
-        answers.set(key, await this.#decide(key));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, unknown.length) }, worker));
+    await mapLimit(unknown, LOOKUPS_AT_ONCE, async (key) => answers.set(key, await this.#decide(key)));
     return (key) => answers.get(key) === true;
   }
 

@@ -1,31 +1,18 @@
-import { HttpError, type HttpMethod, type Instance, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { HttpError, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import type { FanOutResult, Instance } from '../../core/domain/index.js';
+import { mapLimit } from '../../core/kits/runtime/index.js';
 import { BODY_METHODS, collectWithin, readRequestBody } from './body.js';
 import { SANDBOX_HEADERS } from './content-safety.js';
 import type { Exchange } from './exchange.js';
 import { ByteBudget } from './fan-out-limits.js';
 import { ClientGoneError, callUpstream, upstreamFailure } from './forward.js';
 import { upstreamHeaders } from './headers.js';
-import { mapLimit } from './map-limit.js';
 import { rawProxyPath } from './request-path.js';
 import type { ProxyRuntime } from './runtime.js';
 import { parseProxyPath, type Target } from './target-url.js';
 
 /** The fan-out re-sends the body to every instance, so it is held in memory: capped like every JSON body. */
 export const FANOUT_BODY_LIMIT = 1024 * 1024;
-
-/** One element of the fan-out answer (SBA's InstanceWebProxy result, plus Vigil's `cut` and `message`). */
-export interface FanOutResult {
-  readonly instanceId: string;
-  readonly status: number;
-  /** The instance's body as text; left out when empty. */
-  readonly body?: string;
-  /** Left out with the body. */
-  readonly contentType?: string;
-  /** True when the answer was left out because the fan-out's byte budget ran out. */
-  readonly cut?: true;
-  /** Why there is no body, when Vigil left it out. */
-  readonly message?: string;
-}
 
 /** A result while the fan-out runs: the body still as bytes, turned into text only when written. */
 interface Gathered {
@@ -63,7 +50,7 @@ export function applicationProxy(ctx: PluginContext<unknown>, runtime: ProxyRunt
       let body: Buffer | null = null;
       if (withBody) body = await readRequestBody(req, FANOUT_BODY_LIMIT);
       else req.resume();
-      const members = ctx.instances.list(req.params.name!);
+      const members = ctx.registry.list(req.params.name!);
       const budget = new ByteBudget(budgetBytes);
 
       const parent = runtime.calls.child();

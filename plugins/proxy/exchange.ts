@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { InFlight } from '../../core/plugin-api.js';
+import { InFlight } from '../../core/kits/runtime/index.js';
 
 /** Why an exchange with an instance was cut short. */
 export type AbortCause = 'client-gone' | 'shutdown' | 'timeout';

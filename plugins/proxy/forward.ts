@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { HttpError, SSRF_REFUSED, type HttpMethod } from '../../core/plugin-api.js';
+import { HttpError, SSRF_REFUSED, TIMEOUT_CODES, messageOf, type HttpMethod } from '../../core/plugin-api.js';
 import type { Exchange } from './exchange.js';
 import type { HeaderMap } from './headers.js';
 import { ResponseRelay, type Respond } from './relay.js';
@@ -18,8 +18,6 @@ export interface UpstreamCall {
   /** Longest silence between body chunks; 0 for none. */
   readonly bodyIdleMs: number;
 }
-
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /** undici's options for one call; the path goes out byte for byte as checked, without re-normalising. */
 function dispatchOptions(call: UpstreamCall): Dispatcher.DispatchOptions {
@@ -108,8 +106,4 @@ function codeOf(error: unknown): string {
   const { code, cause } = error as { code?: unknown; cause?: unknown };
   if (typeof code === 'string') return code;
   return cause ? codeOf(cause) : '';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

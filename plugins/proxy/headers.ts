@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { ACTUATOR_ACCEPT } from '../../core/kits/runtime/index.js';
 
 export type HeaderMap = Record<string, string | string[]>;
 
@@ -10,8 +11,6 @@ const HOP_BY_HOP: ReadonlySet<string> = new Set([
 
 const PLAIN_CONNECTION = /^\s*(?:keep-alive|close)\s*$/i;
 
-/** Actuator media types, newest first, as SBA's default Accept (v1 is left out: Vigil converts no legacy bodies). */
-export const DEFAULT_ACCEPT = 'application/vnd.spring-boot.actuator.v3+json, application/vnd.spring-boot.actuator.v2+json, application/json';
 /** logfile is plain text, plus the wildcard because some instances answer it with other types (SBA's workaround). */
 export const LOGFILE_ACCEPT = 'text/plain, */*';
 
@@ -60,7 +59,7 @@ export function upstreamHeaders(incoming: IncomingHttpHeaders, options: Upstream
   delete headers.expect;
   if (!options.withBody) delete headers['content-length'];
   if (options.identity) delete headers['accept-encoding'];
-  if (incoming.accept === undefined) headers.accept = options.endpointId === 'logfile' ? LOGFILE_ACCEPT : DEFAULT_ACCEPT;
+  if (incoming.accept === undefined) headers.accept = options.endpointId === 'logfile' ? LOGFILE_ACCEPT : ACTUATOR_ACCEPT;
   if (options.authorization) headers.authorization = options.authorization;
   return headers;
 }

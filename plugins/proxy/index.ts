@@ -1,4 +1,5 @@
-import { LabelledCounts, METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { LabelledCounts } from '../../core/kits/runtime/index.js';
+import { METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
 import { proxyApi } from './api-description.js';
 import { applicationProxy } from './application-proxy.js';
 import { proxyConfigSchema, type ProxyConfig } from './config-schema.js';
@@ -7,10 +8,6 @@ import { targetResolver } from './resolve-target.js';
 import { ProxyRuntime } from './runtime.js';
 
 const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
-// One plugin object serves every kernel in the process (tests run many); each kernel gives it one
-// context for its whole life, which keys that kernel's runtime.
-const runtimes = new WeakMap<PluginContext<ProxyConfig>, ProxyRuntime>();
 
 /**
  * `proxy`: the management-endpoint proxy (reference §7). `/instances/{id}/actuator/**` streams
@@ -23,9 +20,8 @@ export default definePlugin<ProxyConfig>({
   name: 'proxy',
   version: '0.1.0',
   configSchema: proxyConfigSchema,
-  setup(ctx) {
-    const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.instances, ctx.services, ctx.config.timeout), ctx.log, ctx.outbound);
-    runtimes.set(ctx, runtime);
+  create(ctx) {
+    const runtime = new ProxyRuntime(ctx.config, targetResolver(ctx.registry, ctx.services, ctx.config.timeout), ctx.log, ctx.outbound);
     runtime.calls.follow(ctx.signal, 'shutdown');
     const plain = ctx as PluginContext<unknown>;
     const counted = countedBy(new LabelledCounts(['code_class']), ctx);
@@ -37,13 +33,7 @@ export default definePlugin<ProxyConfig>({
       ctx.http.route(METHODS, path, counted(applicationProxy(plain, runtime)));
     }
     proxyApi(ctx.services, METHODS);
-  },
-  start(ctx) {
-    runtimes.get(ctx)?.open();
-  },
-  async stop(ctx) {
-    await runtimes.get(ctx)?.close();
-    runtimes.delete(ctx);
+    return { start: () => runtime.open(), stop: () => runtime.close() };
   },
 });
 

@@ -17,7 +17,7 @@ export function instanceProxy(ctx: PluginContext<unknown>, runtime: ProxyRuntime
   const { config, ignored, resolver, log } = runtime;
   return async (req, res) => {
     const id = req.params.id!;
-    const instance = ctx.instances.get(id);
+    const instance = ctx.registry.get(id);
     if (!instance) throw new HttpError(404, `instance ${id} not found`);
     const raw = rawProxyPath(req.originalUrl, ctx.http.contextPath);
     const target = await resolver.resolve(instance, parseProxyPath(raw.rest, raw.query));

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { CancellableHandler } from '../../core/plugin-api.js';
+import { CancellableHandler } from '../../core/kits/runtime/index.js';
 
 function uncork(out: Writable): void {
   out.uncork();

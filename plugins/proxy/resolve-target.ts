@@ -1,4 +1,5 @@
-import { ENDPOINT_DETECTOR, HttpError, endpointUrl, type EndpointDetectorService, type Instance, type Registry, type Services } from '../../core/plugin-api.js';
+import { ENDPOINT_DETECTOR, HttpError, type EndpointDetectorService, type Registry, type Services } from '../../core/plugin-api.js';
+import { endpointUrl, type Instance } from '../../core/domain/index.js';
 import { buildTarget, endpointLocation, type ProxyPath, type Target } from './target-url.js';
 
 export interface TargetResolver {
@@ -12,7 +13,7 @@ export interface TargetResolver {
  * not wait for the next detection round. SSRF protection applies to the call itself, in the
  * agent the kernel's outbound policy made.
  */
-export function targetResolver(instances: Registry, services: Services, timeoutMs: number): TargetResolver {
+export function targetResolver(registry: Registry, services: Services, timeoutMs: number): TargetResolver {
   return {
     async resolve(instance, proxyPath) {
       let endpoint = endpointOf(instance, proxyPath.endpointId);
@@ -21,7 +22,7 @@ export function targetResolver(instances: Registry, services: Services, timeoutM
       const detector = instance.registered && instance.endpoints.length === 0 ? services.use(ENDPOINT_DETECTOR) : undefined;
       if (endpoint === undefined && detector) {
         await boundedDetection(detector, instance.id, timeoutMs);
-        const fresh = instances.get(instance.id);
+        const fresh = registry.get(instance.id);
         endpoint = fresh ? endpointOf(fresh, proxyPath.endpointId) : undefined;
       }
       if (endpoint === undefined) throw new HttpError(404, `Endpoint '${proxyPath.endpointId}' not found for instance ${instance.id}`);

@@ -1,18 +1,18 @@
 import { HttpError, type PluginContext } from '../../core/plugin-api.js';
 
-export function applicationRoutes({ http, instances, views, bus, log }: PluginContext<unknown>): void {
-  http.route('GET', '/applications', (_req, res) => http.sendJsonArray(res, 200, instances.applications(), views.application));
+export function applicationRoutes({ http, registry, views, bus, log }: PluginContext<unknown>): void {
+  http.route('GET', '/applications', (_req, res) => http.sendJsonArray(res, 200, registry.applications(), views.application));
 
   http.route('GET', '/applications/:name', (req, res) => {
-    const application = instances.application(req.params.name!);
+    const application = registry.application(req.params.name!);
     if (application.instances.length === 0) throw new HttpError(404, `application ${req.params.name} not found`);
     http.sendJson(res, 200, views.application(application));
   });
 
   http.route('DELETE', '/applications/:name', async (req, res) => {
-    const members = instances.list(req.params.name!);
+    const members = registry.list(req.params.name!);
     if (members.length === 0) throw new HttpError(404, `application ${req.params.name} not found`);
-    await Promise.all(members.map((instance) => instances.deregister(instance.id)));
+    await Promise.all(members.map((instance) => registry.deregister(instance.id)));
     log.info(`deregistered application ${req.params.name}`, { instances: members.length });
     res.writeHead(204).end();
   });

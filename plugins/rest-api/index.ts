@@ -10,7 +10,7 @@ import { restApi } from './api-description.js';
 export default definePlugin({
   name: 'rest-api',
   configKey: null,
-  setup(ctx) {
+  create(ctx) {
     instanceRoutes(ctx);
     applicationRoutes(ctx);
     restApi(ctx.services);

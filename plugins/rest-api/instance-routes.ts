@@ -1,9 +1,11 @@
-import { HEALTH_GROUPS, HttpError, instanceIdOf, parseRegistration, sameRegistration, turnSlot, type Instance, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { HEALTH_GROUPS, HttpError, instanceIdOf, sameRegistration, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { parseRegistration, type Instance } from '../../core/domain/index.js';
+import { turnSlot } from '../../core/kits/runtime/index.js';
 
 /** Registrations made over HTTP are marked so, whatever the body says (SBA does the same). */
 const SOURCE = 'http-api';
 
-export function instanceRoutes({ http, instances, views, log, services }: PluginContext<unknown>): void {
+export function instanceRoutes({ http, registry: instances, views, log, services }: PluginContext<unknown>): void {
   http.route('POST', '/instances', async (req, res) => {
     let held: Instance | undefined;
     const parsed = parseRegistration(await http.readJson(req), SOURCE, (healthUrl) => (held = instances.get(instanceIdOf(healthUrl)))?.registration);

@@ -7,8 +7,8 @@ const CRLF = Buffer.from('\r\n');
  * written to. `chunk` is the same message framed as one HTTP/1.1 chunk (size line, message,
  * CRLF), made on first use: a stream writes that to its socket itself, one write per subscriber,
  * where node:http's `res.write` queues the size line, the message and the CRLF separately and
- * flushes them a tick later. With 10,000 subscribers that is a fifth of the time one event holds
- * the event loop (~100 instead of ~125 ms here; the rest is the kernel's, one write() each).
+ * flushes them a tick later. With many subscribers that is a good part of the time one event
+ * holds the event loop (bench/REPORT.md; the rest is the kernel's, one write() each).
  */
 export class Frame {
   #chunk: Buffer | undefined;

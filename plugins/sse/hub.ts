@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { HttpError, type Instance, type InstanceChange, type InstanceEvent, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
+import { HttpError, type InstanceChange, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
+import type { Instance, InstanceEvent } from '../../core/domain/index.js';
 import { PING, frame, joinFrames, type Frame } from './frames.js';
 import { namesTouchedBy, replayFrames } from './replay.js';
 import { SubscriberStream } from './stream.js';

@@ -1,4 +1,5 @@
-import type { InstanceEvent, JsonViews, Registry } from '../../core/plugin-api.js';
+import type { InstanceEvent } from '../../core/domain/index.js';
+import type { JsonViews, Registry } from '../../core/plugin-api.js';
 import { frame, type Frame } from './frames.js';
 import type { Topic } from './topic.js';
 
@@ -21,47 +22,47 @@ export interface Replayed {
  *   it. Each goes out with the `seq` of the last missed event that touched it, in that order, so
  *   ids stay increasing and resuming from any of them still covers the rest.
  */
-export function replayFrames(topic: Topic, lastEventId: number, instances: Registry, views: JsonViews): Replayed[] {
-  const since = instances.resumePoint(lastEventId);
+export function replayFrames(topic: Topic, lastEventId: number, registry: Registry, views: JsonViews): Replayed[] {
+  const since = registry.resumePoint(lastEventId);
   switch (topic.kind) {
     case 'events':
-      return instances.eventsSince(since).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
+      return registry.eventsSince(since).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'instance':
       // The per-instance history is already at hand; no need to filter the global one.
-      return instances.eventsOf(topic.id).filter((event) => event.seq > since)
+      return registry.eventsOf(topic.id).filter((event) => event.seq > since)
         .map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'instance-snapshots': {
       // One snapshot is the instance as it is now: older ones in between would be stale copies.
-      const last = instances.eventsOf(topic.id).at(-1);
-      const instance = instances.get(topic.id);
+      const last = registry.eventsOf(topic.id).at(-1);
+      const instance = registry.get(topic.id);
       if (!last || last.seq <= since || !instance) return [];
       return [{ seq: last.seq, frame: frame(last.seq, views.instance(instance)) }];
     }
     case 'applications':
-      return applicationReplay(instances.eventsSince(since), instances, views);
+      return applicationReplay(registry.eventsSince(since), registry, views);
   }
 }
 
-function applicationReplay(missed: readonly InstanceEvent[], instances: Registry, views: JsonViews): Replayed[] {
+function applicationReplay(missed: readonly InstanceEvent[], registry: Registry, views: JsonViews): Replayed[] {
   // Insertion order of a Map is kept on re-insert only after delete: that yields "order of last touch".
   const lastTouch = new Map<string, number>();
   for (const event of missed) {
-    for (const name of namesTouchedBy(event, instances)) {
+    for (const name of namesTouchedBy(event, registry)) {
       lastTouch.delete(name);
       lastTouch.set(name, event.seq);
     }
   }
-  return [...lastTouch].map(([name, seq]) => ({ seq, frame: frame(seq, views.application(instances.application(name))) }));
+  return [...lastTouch].map(([name, seq]) => ({ seq, frame: frame(seq, views.application(registry.application(name))) }));
 }
 
 /**
  * The application names a held event concerns: the name a registration event carries and the
  * instance's current one (they differ when it was re-registered under another name later).
  */
-export function namesTouchedBy(event: InstanceEvent, instances: Registry): string[] {
+export function namesTouchedBy(event: InstanceEvent, registry: Registry): string[] {
   const names: string[] = [];
   if (event.type === 'REGISTERED' || event.type === 'REGISTRATION_UPDATED') names.push(event.registration.name);
-  const current = instances.get(event.instance)?.registration?.name;
+  const current = registry.get(event.instance)?.registration?.name;
   if (current !== undefined && !names.includes(current)) names.push(current);
   return names;
 }

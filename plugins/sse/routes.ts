@@ -12,7 +12,7 @@ const CATCH_UP_MS = 3000;
  * Every stream form of the contract (CONTRACT §4): the seed's `/events` paths, which are always
  * streams, and SBA's Accept-header forms, which fall through to the JSON routes otherwise.
  */
-export function streamRoutes({ http, instances }: PluginContext<unknown>, hub: StreamHub): void {
+export function streamRoutes({ http, registry }: PluginContext<unknown>, hub: StreamHub): void {
   // HEAD gets a GET's headers and ends: Node ignores body writes on a HEAD response and holds the
   // headers back until the first one, so a subscribed HEAD would never be answered at all.
   const stream = async (req: VigilRequest, res: ServerResponse, topic: Topic): Promise<void> => {
@@ -22,7 +22,7 @@ export function streamRoutes({ http, instances }: PluginContext<unknown>, hub: S
     }
     const lastEventId = lastEventIdOf(req);
     // An id this node has not reached yet may come from a node ahead of it (a cluster): catch up first.
-    if (lastEventId !== undefined && lastEventId > instances.lastSeq) await instances.waitForSeq(lastEventId, CATCH_UP_MS);
+    if (lastEventId !== undefined && lastEventId > registry.lastSeq) await registry.waitForSeq(lastEventId, CATCH_UP_MS);
     hub.subscribe(res, topic, lastEventId);
   };
   const open = (topic: Topic): RouteHandler => (req, res) => stream(req, res, topic);
@@ -32,7 +32,7 @@ export function streamRoutes({ http, instances }: PluginContext<unknown>, hub: S
     const id = req.params.id!;
     // Unknown means never seen or no longer held; a deregistered instance still held may be watched.
     // Checked before anything is written, so the 404 is the ordinary JSON error.
-    if (!instances.get(id)) throw new HttpError(404, `instance ${id} not found`);
+    if (!registry.get(id)) throw new HttpError(404, `instance ${id} not found`);
     return stream(req, res, { kind, id });
   };
 

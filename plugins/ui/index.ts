@@ -14,7 +14,7 @@ export function createUiPlugin(folder: string = DEFAULT_APP_FOLDER): VigilPlugin
     configKey: null,
     // The app reads the lists from rest-api and follows sse's event stream; without them it shows nothing.
     dependencies: ['rest-api', 'sse'],
-    setup(ctx) {
+    create(ctx) {
       checkAppFolder(folder);
       staticRoutes(ctx.http, folder);
       uiApi(ctx.services);

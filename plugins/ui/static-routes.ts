@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import sirv from 'sirv';
-import { varyOnWrite, type HttpRoutes, type VigilRequest } from '../../core/plugin-api.js';
+import { varyOnWrite } from '../../core/kits/runtime/index.js';
+import type { HttpRoutes, VigilRequest } from '../../core/plugin-api.js';
 import { wantsJsonNotHtml } from './accept.js';
 import { ASSET_PREFIX, INDEX_FILE } from './app-folder.js';
 

@@ -8,11 +8,11 @@ import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { migrateConfig } from '../../config/migrate/migrate-config.js';
 import { readSpringConfig } from '../../config/migrate/spring-source.js';
-import { parseCli } from '../../core/cli.js';
+import { parseCli } from '../../bin/cli.js';
 import type { VigilPlugin } from '../../core/plugin-api.js';
 import { prepare } from '../../core/prepare.js';
 import type { BuiltinPlugins } from '../../core/plugin-resolve.js';
-import { builtinPlugins } from '../../plugins/index.js';
+import { builtinPlugins } from '../../bin/builtin-plugins.js';
 import { repoRoot } from '../support/paths.js';
 import {
   CONSUL_SAMPLE, EUREKA_DOC_ADMIN, EUREKA_SAMPLE, HAZELCAST_SAMPLE, MAIL_DOC, NOTIFIERS_DOC_TABLE, SERVER_DOC_TABLE, SERVLET_SAMPLE_UI, SSRF_DOC,

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { migrateConfig } from '../../config/migrate/migrate-config.js';
 import { prepare } from '../../core/prepare.js';
-import { builtinPlugins } from '../../plugins/index.js';
+import { builtinPlugins } from '../../bin/builtin-plugins.js';
 import { repoRoot } from '../support/paths.js';
 
 /**

@@ -8,7 +8,7 @@ import { ProblemsError } from '../../core/errors.js';
 import type { VigilPlugin } from '../../core/plugin-api.js';
 import { prepare } from '../../core/prepare.js';
 import type { BuiltinPlugins } from '../../core/plugin-resolve.js';
-import { builtinPlugins } from '../../plugins/index.js';
+import { builtinPlugins } from '../../bin/builtin-plugins.js';
 
 const noop = (name: string, extra: Partial<VigilPlugin<unknown>> = {}): VigilPlugin<unknown> => ({ name, setup() {}, ...extra });
 

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { nearestName } from '../../config/suggest.js';
 import { ProblemsError } from '../../core/errors.js';
 import { prepare, type Prepared } from '../../core/prepare.js';
-import { builtinPlugins } from '../../plugins/index.js';
+import { builtinPlugins } from '../../bin/builtin-plugins.js';
 import { repoRoot } from '../support/paths.js';
 
 /**

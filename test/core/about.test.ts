@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isSecretKey, maskSecrets } from '../../config/mask-secrets.js';
-import { startTestKernel } from '../../core/testing.js';
+import { startTestKernel } from '../../bin/testing.js';
 import { vigilVersion } from '../../core/version.js';
 import { call } from '../support/http.js';
 

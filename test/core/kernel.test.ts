@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ProblemsError, VigilError } from '../../core/errors.js';
 import { HttpError, defineToken, type PluginContext, type VigilPlugin } from '../../core/plugin-api.js';
-import { startTestKernel } from '../../core/testing.js';
+import { startTestKernel } from '../../bin/testing.js';
 import { call } from '../support/http.js';
 
 const journal: string[] = [];

@@ -4,7 +4,7 @@ import * as yup from 'yup';
 import { ProblemsError, VigilError } from '../../core/errors.js';
 import type { PluginContext, VigilPlugin } from '../../core/plugin-api.js';
 import { sameValue } from '../../core/reload.js';
-import { startTestKernel } from '../../core/testing.js';
+import { startTestKernel } from '../../bin/testing.js';
 import { call } from '../support/http.js';
 
 const schema = yup.object({ level: yup.number().default(1), fixed: yup.string().default('a') }).exact().default({});

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PluginContext, VigilPlugin } from '../../core/plugin-api.js';
-import { startTestKernel } from '../../core/testing.js';
+import { startTestKernel } from '../../bin/testing.js';
 import { call } from '../support/http.js';
 
 interface Seen {

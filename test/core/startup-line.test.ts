@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openableUrls } from '../../core/listen-urls.js';
-import { startTestKernel } from '../../core/testing.js';
+import { startTestKernel } from '../../bin/testing.js';
 import { vigilVersion } from '../../core/version.js';
 import { call } from '../support/http.js';
 import { repoRoot } from '../support/paths.js';

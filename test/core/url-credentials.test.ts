@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../core/testing.js';
+import { startTestKernel } from '../../bin/testing.js';
 import { maskUrlPassword } from '../../core/store/url-credentials.js';
 import { call } from '../support/http.js';
 
@@ -53,7 +53,7 @@ test('a registration with credentials in its URLs never shows them: instance, li
     assert.is(instance.registration.serviceUrl, 'http://ops:******@127.0.0.1:1/');
     assert.equal(instance.endpoints, [{ id: 'health', url: 'http://ops:******@127.0.0.1:1/actuator/health' }]);
     // Stored as given: the id is still that of the URL registered, so the client's heartbeat finds it.
-    assert.is(tk.kernel.instances.get(id)!.registration!.healthUrl, 'http://ops:hunter2@127.0.0.1:1/actuator/health');
+    assert.is(tk.kernel.registry.get(id)!.registration!.healthUrl, 'http://ops:hunter2@127.0.0.1:1/actuator/health');
   } finally {
     await tk.stop();
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { prepare } from '../../core/prepare.js';
-import { builtinPlugins } from '../../plugins/index.js';
+import { builtinPlugins } from '../../bin/builtin-plugins.js';
 import { KubernetesSchemas } from '../support/kubernetes-schema.js';
 import { repoRoot } from '../support/paths.js';
 import { checkoutManifest } from '../support/release-package.js';

@@ -18,11 +18,11 @@ const manifest = JSON.parse(checkoutManifest()) as { version: string };
 const ALLOWED = [
   /^package\.json$/, /^README\.md$/, /^docs\/[^/]+\.md$/, /^LICENSE$/, /^CHANGELOG\.md$/, /^npm-shrinkwrap\.json$/,
   /^registry\.config\.yaml$/, /^config\/vigil\.service$/, /^bin\/vigil\.js$/,
-  /^dist\/(core|config|plugins)\/.+\.(js|d\.ts)$/,
+  /^dist\/(bin|core|config|plugins)\/.+\.(js|d\.ts)$/,
   /^dist\/ui-app\/index\.html$/, /^dist\/ui-app\/ui\/[^/]+\.(js|css|svg)(\.gz|\.br)?$/,
 ];
 const REQUIRED = ['package.json', 'README.md', 'docs/operating.md', 'docs/configuration.md', 'LICENSE', 'CHANGELOG.md', 'npm-shrinkwrap.json', 'registry.config.yaml',
-  'config/vigil.service', 'bin/vigil.js', 'dist/core/main.js', 'dist/plugins/index.js', 'dist/ui-app/index.html'];
+  'config/vigil.service', 'bin/vigil.js', 'dist/bin/main.js', 'dist/bin/builtin-plugins.js', 'dist/ui-app/index.html'];
 /** Scripts npm runs when a package is installed, as a dependency, globally or in its own folder. */
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'];
 

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../core/testing.js';
+import { startTestKernel } from '../../bin/testing.js';
 import { call, eventually } from '../support/http.js';
 import { BulkInstance } from './support/bulk-instance.js';
 import { loopbackAddresses, type AddressedReply } from '../support/from-address.js';
@@ -86,10 +86,10 @@ test(`auth flood: ${FLOOD} distinct wrong passwords from ${ADDRESSES.length} add
   try {
     const port = Number(new URL(tk.url).port);
     const contextPath = new URL(tk.url).pathname.replace(/\/$/, '');
-    const ids = await Promise.all(Array.from({ length: INSTANCES }, async (_, n) => (await tk.kernel.instances.register({
+    const ids = await Promise.all(Array.from({ length: INSTANCES }, async (_, n) => (await tk.kernel.registry.register({
       name: `app-${n % 50}`, healthUrl: fleet.of(n).healthUrl(n), managementUrl: '', serviceUrl: '', metadata: {}, source: 'test',
     })).id));
-    await eventually(() => tk.kernel.instances.list().every((instance) => instance.statusInfo.status === 'UP'), 'every instance UP', 30_000);
+    await eventually(() => tk.kernel.registry.list().every((instance) => instance.statusInfo.status === 'UP'), 'every instance UP', 30_000);
     // The first check follows the registration at once, the next comes on the instance's own phase
     // of the interval (up to two intervals later): from the third on, the cadence is steady.
     const all = Array.from({ length: INSTANCES }, (_, n) => n);

@@ -56,17 +56,17 @@ function assertJsonError(reply: RawResponse, status: number, message: RegExp, pa
 const send = (full: FullKernel, text: string | Buffer) => sendRaw(full.port, typeof text === 'string' ? Buffer.from(text) : text);
 
 test('metadata nested 5,000 deep is a 400 naming the limit (it overflowed the stack: 500)', () => withKernel(async (full) => {
-  const before = full.tk.kernel.instances.lastSeq;
+  const before = full.tk.kernel.registry.lastSeq;
   const body = `{"name":"deep","healthUrl":"http://127.0.0.1:9/h","metadata":${'{"a":'.repeat(5000)}"v"${'}'.repeat(5000)}}`;
   const reply = await send(full, `POST /instances HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n${AUTH}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
   assertJsonError(reply, 400, /^invalid registration: 'metadata' must not nest objects more than 32 levels deep$/, '/instances');
-  assert.is(full.tk.kernel.instances.lastSeq, before);
+  assert.is(full.tk.kernel.registry.lastSeq, before);
   // 32 levels are still fine, and flattened to a dotted key.
   const ok = `{"name":"deep","healthUrl":"http://127.0.0.1:9/h","metadata":${'{"a":'.repeat(32)}"v"${'}'.repeat(32)}}`;
   const created = await send(full, `POST /instances HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n${AUTH}Content-Type: application/json\r\nContent-Length: ${ok.length}\r\n\r\n${ok}`);
   assert.is(created.status, 201);
   const id = (JSON.parse(created.body.toString()) as { id: string }).id;
-  assert.equal(full.tk.kernel.instances.get(id)!.registration!.metadata, { [Array(32).fill('a').join('.')]: 'v' });
+  assert.equal(full.tk.kernel.registry.get(id)!.registration!.metadata, { [Array(32).fill('a').join('.')]: 'v' });
 }));
 
 test('requests Node refuses before routing get the JSON error body (they got a bare status line)', () => withKernel(async (full) => {
@@ -90,11 +90,11 @@ test('requests Node refuses before routing get the JSON error body (they got a b
 test('broken chunked framing while a body is read: the parser\'s 400, as JSON', () => withKernel(async (full) => {
   const chunked = (line: string) => send(full, `${line}\r\nHost: localhost\r\n${AUTH}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"nam\r\nZZ\r\nxx\r\n`);
   assertJsonError(await chunked('POST /instances HTTP/1.1'), 400, /^malformed HTTP request: Invalid character in chunk size$/, '');
-  assert.is(full.tk.kernel.instances.list().length, 0);
+  assert.is(full.tk.kernel.registry.list().length, 0);
 }));
 
 test('readJson turns a client that leaves mid-body into a 400, not an unhandled error', async () => {
-  const { startTestKernel } = await import('../../core/testing.js');
+  const { startTestKernel } = await import('../../bin/testing.js');
   const tk = await startTestKernel({ plugins: [bodyProbe] });
   try {
     outcomes.length = 0;
@@ -112,7 +112,7 @@ test('readJson turns a client that leaves mid-body into a 400, not an unhandled 
 });
 
 test('HEAD on every stream form answers with the stream headers and ends (it never answered)', () => withKernel(async (full) => {
-  const id = (await full.tk.kernel.instances.register({ name: 'app', healthUrl: 'http://127.0.0.1:9/h', managementUrl: null, serviceUrl: null, source: 'test', metadata: {} })).id;
+  const id = (await full.tk.kernel.registry.register({ name: 'app', healthUrl: 'http://127.0.0.1:9/h', managementUrl: null, serviceUrl: null, source: 'test', metadata: {} })).id;
   for (const [path, accept] of [['/instances/events', 'text/event-stream'], [`/instances/${id}`, 'text/event-stream'], [`/instances/${id}/events`, '*/*'],
     ['/applications', 'text/event-stream'], ['/applications/events', '*/*']] as const) {
     const reply = await sendRaw(full.port, Buffer.from(`HEAD ${path} HTTP/1.1\r\nHost: localhost\r\n${AUTH}Accept: ${accept}\r\n\r\n`), { head: true, timeoutMs: 5000 });

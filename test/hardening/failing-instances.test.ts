@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { InstanceEvent, StatusInfo } from '../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../core/testing.js';
+import type { InstanceEvent, StatusInfo } from '../../core/domain/index.js';
+import { startTestKernel, type TestKernel } from '../../bin/testing.js';
 import { FakeActuator } from '../support/fake-actuator.js';
 import { call, eventually } from '../support/http.js';
 import { FaultyInstance, MB, type Fault } from './support/faulty-instances.js';
@@ -87,7 +87,7 @@ test('fault matrix: each failing instance ends in its exact status, while a heal
     for (const row of MATRIX.filter((r) => r.hangs)) {
       const fake = faulty.get(row.fault)!;
       assert.ok(fake.pending > 0, `${row.fault}: its first call is still open while the healthy instance changed twice`);
-      assert.is(tk.kernel.instances.get(ids.get(row.fault)!)!.statusInfo.status, 'UNKNOWN', `${row.fault}: no verdict yet`);
+      assert.is(tk.kernel.registry.get(ids.get(row.fault)!)!.statusInfo.status, 'UNKNOWN', `${row.fault}: no verdict yet`);
     }
 
     for (const row of MATRIX) {
@@ -105,13 +105,13 @@ test('fault matrix: each failing instance ends in its exact status, while a heal
     const late = faulty.get('answers after the timeout')!;
     await eventually(() => late.lateAnswers > 0, 'the late answer', 10_000);
     const lateId = ids.get('answers after the timeout')!;
-    assert.equal(tk.kernel.instances.get(lateId)!.statusInfo, timedOut);
-    assert.equal(tk.kernel.instances.eventsOf(lateId).filter((e) => e.type === 'STATUS_CHANGED').map((e) => e.type === 'STATUS_CHANGED' && e.statusInfo.status), ['OFFLINE']);
+    assert.equal(tk.kernel.registry.get(lateId)!.statusInfo, timedOut);
+    assert.equal(tk.kernel.registry.eventsOf(lateId).filter((e) => e.type === 'STATUS_CHANGED').map((e) => e.type === 'STATUS_CHANGED' && e.statusInfo.status), ['OFFLINE']);
 
     // Every answer of the flapping instance is one recorded change, in the order it gave them.
-    const sixth = await tk.waitForEvent((e) => e.instance === flipsId && e.type === 'STATUS_CHANGED' && tk.kernel.instances.eventsOf(flipsId).filter((x) => x.type === 'STATUS_CHANGED').length >= 6, 'six changes of the flapping instance');
+    const sixth = await tk.waitForEvent((e) => e.instance === flipsId && e.type === 'STATUS_CHANGED' && tk.kernel.registry.eventsOf(flipsId).filter((x) => x.type === 'STATUS_CHANGED').length >= 6, 'six changes of the flapping instance');
     assert.ok(sixth);
-    const recorded = tk.kernel.instances.eventsOf(flipsId).filter((e) => e.type === 'STATUS_CHANGED').map((e) => (e.type === 'STATUS_CHANGED' ? e.statusInfo : undefined));
+    const recorded = tk.kernel.registry.eventsOf(flipsId).filter((e) => e.type === 'STATUS_CHANGED').map((e) => (e.type === 'STATUS_CHANGED' ? e.statusInfo : undefined));
     assert.equal(recorded.slice(0, 6), flips.answers.slice(0, 6).map((status) => ({ status, details: {} })));
 
     // The daemon still answers, every instance included (the 5,000-deep body would make this a 500).

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../bin/testing.js';
 import { ACTUATOR_V3, FakeActuator } from '../support/fake-actuator.js';
 import { call, eventually } from '../support/http.js';
 
@@ -87,7 +87,7 @@ test('hole 2: a cross-site form post is refused before any route, with or withou
     const opaque = await call('POST', `${tk.url}/instances/${id}/actuator/loggers`, { body: 'a=b', headers: { ...form, origin: 'null' } });
     assert.is(opaque.status, 403);
     assert.is(target.requestsTo('/loggers', 'POST').length, 0, 'no forged request reached the instance');
-    assert.ok(tk.kernel.instances.get(id)?.registered, 'nothing was deregistered');
+    assert.ok(tk.kernel.registry.get(id)?.registered, 'nothing was deregistered');
 
     // The dashboard's own page posts with its own origin; scripts send no Origin at all.
     const host = new URL(tk.url).host;
@@ -164,12 +164,12 @@ test('hole 4: a URL with userinfo in the no-slash form is refused, naming the fi
   const managed = await call('POST', `${tk.url}/instances`, { json: { name: 'pw', healthUrl: 'http://127.0.0.1:9/health', managementUrl: 'https:u:secret@h/a' } });
   assert.is(managed.status, 400);
   assert.match((managed.json as { message: string }).message, /'managementUrl' is not valid/);
-  assert.is(tk.kernel.instances.list().length, 0, 'nothing was registered');
+  assert.is(tk.kernel.registry.list().length, 0, 'nothing was registered');
 
   const id = await register(tk, {
     name: 'pw', healthUrl: 'http://user:secret@127.0.0.1:9/health', metadata: { 'tags.password': 'tag-Secret-1', 'tags.env': 'prod' },
   });
-  await tk.kernel.instances.apply(id, () => ({
+  await tk.kernel.registry.apply(id, () => ({
     type: 'ENDPOINTS_DETECTED',
     endpoints: [{ id: 'a', url: 'http:user:secret@127.0.0.1:9/a' }, { id: 'b', url: '//user:secret@127.0.0.1:9/b' }, { id: 'c', url: 'http:\\\\user:secret@127.0.0.1:9/c' }],
   }));
@@ -204,7 +204,7 @@ test('hole 5: a status longer than 64 characters and details over the limit are 
   const id = await register(tk, { name: 'big', healthUrl: big.healthUrl });
   const event = await tk.waitForEvent((e) => e.instance === id && e.type === 'STATUS_CHANGED', 'the status');
   await eventually(() => big.requestsTo('/health').length >= 4, 'more checks');
-  const recorded = tk.kernel.instances.eventsOf(id).filter((e) => e.type === 'STATUS_CHANGED');
+  const recorded = tk.kernel.registry.eventsOf(id).filter((e) => e.type === 'STATUS_CHANGED');
   assert.is(recorded.length, 1, 'the same oversized answer is one change, not one per check');
   assert.ok(event.type === 'STATUS_CHANGED');
   if (event.type !== 'STATUS_CHANGED') return;
@@ -219,14 +219,14 @@ test('hole 7: a Last-Event-ID from an earlier run is never taken for an id of th
   const first = await kernel({}, ['rest-api', 'sse']);
   await register(first, { name: 'a', healthUrl: 'http://127.0.0.1:9/a' });
   await register(first, { name: 'b', healthUrl: 'http://127.0.0.1:9/b' });
-  const oldId = first.kernel.instances.lastSeq;
+  const oldId = first.kernel.registry.lastSeq;
   await first.stop();
   const second = await kernel({}, ['rest-api', 'sse']);
   await register(second, { name: 'c', healthUrl: 'http://127.0.0.1:9/c' });
-  const fresh = second.kernel.instances.events()[0]!.seq;
+  const fresh = second.kernel.registry.events()[0]!.seq;
   assert.ok(fresh > oldId, `this run's first id ${fresh} is above the last one of the earlier run ${oldId}`);
-  assert.is(second.kernel.instances.resumePoint(oldId), 0, 'resuming after an old id replays everything held');
-  assert.is(second.kernel.instances.resumePoint(fresh), fresh);
+  assert.is(second.kernel.registry.resumePoint(oldId), 0, 'resuming after an old id replays everything held');
+  assert.is(second.kernel.registry.resumePoint(fresh), fresh);
 });
 
 test.run();

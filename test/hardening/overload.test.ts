@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../core/testing.js';
+import { startTestKernel } from '../../bin/testing.js';
 import { streamRequest } from '../plugins/proxy/helpers.js';
 import { call, eventually } from '../support/http.js';
 import { BulkInstance, downloadSha256 } from './support/bulk-instance.js';

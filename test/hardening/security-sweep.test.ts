@@ -189,8 +189,8 @@ for (const contextPath of ['', '/admin']) {
       }
 
       // Nothing got through: no registration, no deregistration, no proxied call.
-      assert.equal(full.tk.kernel.instances.list().map((instance) => instance.id), [target.id]);
-      assert.equal(full.tk.kernel.instances.events().filter((event) => event.type === 'DEREGISTERED' || event.type === 'REGISTRATION_UPDATED'), []);
+      assert.equal(full.tk.kernel.registry.list().map((instance) => instance.id), [target.id]);
+      assert.equal(full.tk.kernel.registry.events().filter((event) => event.type === 'DEREGISTERED' || event.type === 'REGISTRATION_UPDATED'), []);
       assert.equal(fake.requestsTo(`/${PROXIED}`), []);
       // While the same substituted path with credentials does reach the instance.
       const through = await call('GET', `${full.tk.url}/instances/${target.id}/actuator/${PROXIED}`, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -297,7 +297,7 @@ test('no secret from the config or from metadata appears in any response, header
     ]);
 
     const views = createJsonViews([]);
-    const untilId = (topic: Topic) => Math.max(...replayFrames(topic, 0, tk.kernel.instances, views).map((replayed) => replayed.seq));
+    const untilId = (topic: Topic) => Math.max(...replayFrames(topic, 0, tk.kernel.registry, views).map((replayed) => replayed.seq));
     const routes = distinct(full.routes);
     const sweep = async (target: Target, only: (route: Route) => boolean) => {
       for (const route of routes.filter(only)) {
@@ -325,7 +325,7 @@ test('no secret from the config or from metadata appears in any response, header
     for (const target of [vault, plain]) await sweep(target, (route) => route.method !== 'DELETE' || /\/actuator/.test(route.path));
     await sweep(vault, (route) => route.path === '/instances/:id' && route.method === 'DELETE');
     await sweep(plain, (route) => route.path === '/applications/:name' && route.method === 'DELETE');
-    assert.ok(tk.kernel.instances.list().length === 0, 'both were deregistered by the sweep');
+    assert.ok(tk.kernel.registry.list().length === 0, 'both were deregistered by the sweep');
     // The history still holds both registrations, metadata and all.
     for (const path of ['/instances/events', '/applications']) {
       for (const accept of ['application/json', 'text/event-stream']) {

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DetectionStrategy, Logger, PluginContext, VigilPlugin } from '../../core/plugin-api.js';
-import { checkPlugin, startTestKernel } from '../../core/testing.js';
+import { checkPlugin, startTestKernel } from '../../bin/testing.js';
 import { FakeActuator } from '../support/fake-actuator.js';
 import { repoRoot } from '../support/paths.js';
 import { instanceWith, registerAndDetect } from './detect-index/fixtures.js';
@@ -60,8 +60,8 @@ test('the example strategy on its own: no managementUrl or unknown application g
   const strategies: DetectionStrategy[] = [];
   const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
   const services = { contribute: (_token: unknown, value: DetectionStrategy) => void strategies.push(value) };
-  // A partial context: the example's setup reads only config, log and services.
-  await plugin.setup({ config, log, services } as unknown as PluginContext<typeof config>);
+  // A partial context: the example's create reads only config, log and services.
+  await plugin.create!({ config, log, services } as unknown as PluginContext<typeof config>);
   const detect = (managementUrl: string | null, name = 'app') => strategies[0]!.detect(instanceWith({ name, managementUrl }), new AbortController().signal);
   assert.equal(await detect('http://app/actuator/'), [{ id: 'health', url: 'http://app/actuator/health' }]);
   assert.equal(await detect(null), []);

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isDeepStrictEqual } from 'node:util';
-import type { DiscoveryRun } from '../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../core/testing.js';
+import type { DiscoveryRun } from '../../core/kits/discovery/index.js';
+import { startTestKernel, type TestKernel } from '../../bin/testing.js';
 import { RunLog, refresh, registerOverHttp, registered, registrationAt } from './discovery.js';
 
 /** One instance as a fake peer lists it. */
@@ -88,7 +88,7 @@ export function discoveryScenarios(source: SourceUnderTest): void {
       await peer.set([changed, c]);
       await settle([changed, c]);
       assert.is(registrationAt(kernel, source.line(a).split(' ')[1]!)?.metadata.tier, 'gold');
-      const types = kernel.kernel.instances.events().map((event) => event.type);
+      const types = kernel.kernel.registry.events().map((event) => event.type);
       assert.equal(types.filter((type) => type === 'REGISTERED').length, 3);
       // At least a's: a watching source may see the service's metadata change before b leaves it.
       assert.ok(types.filter((type) => type === 'REGISTRATION_UPDATED').length >= 1);

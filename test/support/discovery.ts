@@ -1,5 +1,7 @@
-import type { DiscoveryRun, Registration, VigilPlugin } from '../../core/plugin-api.js';
-import type { TestKernel } from '../../core/testing.js';
+import type { DiscoveryRun } from '../../core/kits/discovery/index.js';
+import type { Registration } from '../../core/domain/index.js';
+import type { VigilPlugin } from '../../core/plugin-api.js';
+import type { TestKernel } from '../../bin/testing.js';
 
 /**
  * Records every `discovery.ran` of a kernel from its setup on (list `runs.plugin` first in
@@ -56,12 +58,12 @@ export class RunLog {
 
 /** Registered instances as `name healthUrl` lines, sorted: the comparison most scenarios need. */
 export function registered(kernel: TestKernel): string[] {
-  return kernel.kernel.instances.list().map((instance) => `${instance.registration!.name} ${instance.registration!.healthUrl}`).sort();
+  return kernel.kernel.registry.list().map((instance) => `${instance.registration!.name} ${instance.registration!.healthUrl}`).sort();
 }
 
 /** The registration of the registered instance with this health URL. */
 export function registrationAt(kernel: TestKernel, healthUrl: string): Registration | undefined {
-  return kernel.kernel.instances.list().find((instance) => instance.registration?.healthUrl === healthUrl)?.registration ?? undefined;
+  return kernel.kernel.registry.list().find((instance) => instance.registration?.healthUrl === healthUrl)?.registration ?? undefined;
 }
 
 /** `POST /applications`, asserting its 200. */
@@ -80,5 +82,5 @@ export async function registerOverHttp(kernel: TestKernel, body: Record<string, 
 
 /** The types of the events recorded since `seq`, as `TYPE name` lines in order. */
 export function eventsSince(kernel: TestKernel, seq: number): string[] {
-  return kernel.kernel.instances.eventsSince(seq).map((event) => `${event.type} ${kernel.kernel.instances.get(event.instance)?.registration?.name ?? event.instance}`);
+  return kernel.kernel.registry.eventsSince(seq).map((event) => `${event.type} ${kernel.kernel.registry.get(event.instance)?.registration?.name ?? event.instance}`);
 }

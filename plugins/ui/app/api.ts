@@ -1,3 +1,8 @@
+import type { FanOutResult } from 'vigil/domain';
+
+// The message of anything thrown, as the server words it.
+export { messageOf } from 'vigil/domain';
+
 /**
  * The page is served at the context root (`/` or `/admin/`), so the API base is the page's own
  * folder: the app works under any context path without being told it.
@@ -70,14 +75,6 @@ export function applicationActuatorPath(name: string, endpoint: string): string 
   return `/applications/${encodeURIComponent(name)}/actuator/${endpoint}`;
 }
 
-/** One instance's answer in an application-wide call, as the proxy sends it. */
-export interface FanOutResult {
-  readonly instanceId: string;
-  readonly status: number;
-  readonly body?: string;
-  readonly contentType?: string;
-}
-
 /** The body of a fan-out result as JSON when it is JSON (SBA's UI parses actuator and JSON types), else undefined. */
 export function fanOutJson<T>(result: FanOutResult): T | undefined {
   if (!result.body || !/json/i.test(result.contentType ?? '')) return undefined;
@@ -118,6 +115,3 @@ async function errorOf(res: Response): Promise<ApiError> {
   return new ApiError(res.status, `${res.status}: ${message}`);
 }
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

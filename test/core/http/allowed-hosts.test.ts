@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { hostname } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { ALLOWED_HOSTS, type VigilPlugin } from '../../../core/plugin-api.js';
 
 interface Answer {
@@ -44,7 +44,7 @@ test('DNS rebinding: with auth off, a request for another host name gets 421 on 
     assertMisdirected(await send(tk, 'GET', '/no/such/path?x=1', evil), 'evil.example', '/no/such/path');
     assertMisdirected(await send(tk, 'POST', '/instances', { ...evil, 'content-type': 'application/json' }), 'evil.example', '/instances');
     assertMisdirected(await send(tk, 'OPTIONS', '/instances', { host: 'EVIL.example.' }), 'evil.example', '/instances');
-    assert.equal(tk.kernel.instances.list(), []);
+    assert.equal(tk.kernel.registry.list(), []);
     // A name that only ends like an allowed one is still another host.
     assertMisdirected(await send(tk, 'GET', '/instances', { host: `x${hostname()}` }), `x${hostname().toLowerCase()}`, '/instances');
     assertMisdirected(await send(tk, 'GET', '/instances', { host: 'localhost.evil.example' }), 'localhost.evil.example', '/instances');

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PluginContext, VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 
 const INSTANCES = 200;
 const EVENTS_PER_INSTANCE = 100;
@@ -31,7 +31,7 @@ function capture(onResponse: (res: ServerResponse) => void): VigilPlugin<never> 
 async function fill(tk: TestKernel): Promise<void> {
   for (let v = 0; v < EVENTS_PER_INSTANCE; v += 1) {
     for (let n = 0; n < INSTANCES; n += 1) {
-      await tk.kernel.instances.register({
+      await tk.kernel.registry.register({
         name: `app-${n % 10}`,
         healthUrl: `http://10.0.${n >> 8}.${n & 255}:8080/actuator/health`,
         managementUrl: null,

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { HttpError } from '../../../core/plugin-api.js';
 import { embeddedIpv4, ipv6Groups } from '../../../core/outbound/embedded-ipv4.js';
 import { SSRF_REFUSED, SsrfGuard, type Resolver } from '../../../core/outbound/ssrf-guard.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { Exchange } from '../../../plugins/proxy/exchange.js';
 import { callUpstream } from '../../../plugins/proxy/forward.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
@@ -54,7 +54,7 @@ test('SSRF protection covers monitoring too: a loopback health URL is OFFLINE, n
     config: { 'ssrf-protection': { enabled: true }, monitor: { 'status-interval': '200ms', 'status-lifetime': '100ms' } },
   });
   try {
-    const { id } = await tk.kernel.instances.register({ ...fake.registration('app'), source: 'http-api' } as never);
+    const { id } = await tk.kernel.registry.register({ ...fake.registration('app'), source: 'http-api' } as never);
     const event = await tk.waitForEvent((e) => e.instance === id && e.type === 'STATUS_CHANGED', 'a status of the refused instance');
     assert.is(event.type === 'STATUS_CHANGED' && event.statusInfo.status, 'OFFLINE');
     assert.match(JSON.stringify(event.type === 'STATUS_CHANGED' && event.statusInfo.details), /SSRF protection/);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HttpMethod, PluginContext, VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
-import { builtinPlugins } from '../../../plugins/index.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
+import { builtinPlugins } from '../../../bin/builtin-plugins.js';
 
 /** Credentials of the fully loaded kernel. Each is unique text, so a leak can be searched for. */
 export const ADMIN = { username: 'admin', password: 'Adm1n-pw-4c2e9f' } as const;

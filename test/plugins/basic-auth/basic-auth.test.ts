@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { definePlugin, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { hashPassword } from '../../../plugins/basic-auth/password-hash.js';
 import { hashToken } from '../../../plugins/basic-auth/token-hash.js';
 import { call, type Reply } from '../../support/http.js';
@@ -67,7 +67,7 @@ function assertUnauthorized(res: Reply, message: string, path: string, challenge
 }
 
 test('without credentials: 401 with a Basic challenge on routes, unknown paths, streams and proxy paths', () => withKernel({}, async (tk) => {
-  const id = (await tk.kernel.instances.register({ ...registration, managementUrl: '', serviceUrl: '', metadata: {}, source: 'test' })).id;
+  const id = (await tk.kernel.registry.register({ ...registration, managementUrl: '', serviceUrl: '', metadata: {}, source: 'test' })).id;
   const requests: [string, string, Record<string, string>?][] = [
     ['GET', '/instances'], ['GET', `/instances/${id}`], ['GET', '/applications'], ['GET', '/instances/events'],
     ['GET', '/instances/events', { accept: 'text/event-stream' }], ['GET', `/instances/${id}/actuator/health`],
@@ -78,8 +78,8 @@ test('without credentials: 401 with a Basic challenge on routes, unknown paths, 
     assertUnauthorized(await call(method, `${tk.url}${path}`, { headers: headers ?? {} }), 'authentication required', path);
   }
   assertUnauthorized(await call('POST', `${tk.url}/instances`, { json: { ...registration, name: 'intruder' } }), 'authentication required', '/instances');
-  assert.equal(tk.kernel.instances.list().map((instance) => instance.id), [id]);
-  assert.is(tk.kernel.instances.get(id)?.registered, true);
+  assert.equal(tk.kernel.registry.list().map((instance) => instance.id), [id]);
+  assert.is(tk.kernel.registry.get(id)?.registered, true);
 }));
 
 test('wrong password, unknown user, wrong case: 401 bad credentials', () => withKernel({}, async (tk) => {
@@ -134,9 +134,9 @@ test('registration role: POST and DELETE /instances only; everything else is 403
     ] as const) {
       assertError(await call(method, `${tk.url}${path}`, { headers }), 403, message, path);
     }
-    assert.is(tk.kernel.instances.get(id)?.registered, true);
+    assert.is(tk.kernel.registry.get(id)?.registered, true);
     assert.is((await call('DELETE', `${tk.url}/instances/${id}`, { headers })).status, 204);
-    assert.is(tk.kernel.instances.get(id)?.registered, false);
+    assert.is(tk.kernel.registry.get(id)?.registered, false);
   }
 }));
 

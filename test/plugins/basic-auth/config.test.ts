@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin } from '../../../core/testing.js';
+import { checkPlugin } from '../../../bin/testing.js';
 import { basicAuthSchema } from '../../../plugins/basic-auth/config.js';
 import { hashPassword } from '../../../plugins/basic-auth/password-hash.js';
 import { hashToken } from '../../../plugins/basic-auth/token-hash.js';

@@ -1,7 +1,7 @@
 import { scryptSync } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { hashToken } from '../../../plugins/basic-auth/token-hash.js';
 import { getFrom, type AddressedReply } from '../../support/from-address.js';
 

@@ -2,7 +2,7 @@ import { scryptSync } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Logger } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { Authenticator, type AuthOutcome } from '../../../plugins/basic-auth/authenticator.js';
 import { basicAuthSchema } from '../../../plugins/basic-auth/config.js';
 import { getFrom } from '../../support/from-address.js';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HttpMethod, PluginContext, VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 const PASSWORD = 'sweep-Secret';
@@ -46,7 +46,7 @@ test('every registered route refuses a request without credentials, before its h
     config: { 'context-path': '/admin', 'basic-auth': { users: [{ username: 'admin', password: PASSWORD }] } },
   });
   try {
-    const { id } = await tk.kernel.instances.register({
+    const { id } = await tk.kernel.registry.register({
       name: 'shop', healthUrl: 'http://127.0.0.1:1/health', managementUrl: '', serviceUrl: '', metadata: {}, source: 'test',
     });
     const origin = new URL(tk.url).origin;
@@ -67,8 +67,8 @@ test('every registered route refuses a request without credentials, before its h
       }
     }
     assert.equal(handled, []);
-    assert.equal(tk.kernel.instances.list().map((instance) => instance.id), [id]);
-    assert.is(tk.kernel.instances.events().length, 1);
+    assert.equal(tk.kernel.registry.list().map((instance) => instance.id), [id]);
+    assert.is(tk.kernel.registry.events().length, 1);
     // And the same table with credentials reaches the handlers (the sweep hit real routes).
     const ok = await call('GET', `${tk.url}/instances/${id}/actuator/health`, { headers: { authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` } });
     assert.equal(handled, ['proxy']);

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { instanceIdOf, type Logger, type NewEvent } from '../../../core/plugin-api.js';
+import { instanceIdOf, type Logger } from '../../../core/plugin-api.js';
+import type { NewEvent } from '../../../core/event-log.js';
 import { checkEvent, checkOutboxItem, checkSnapshot } from '../../../plugins/cluster-redis/record-check.js';
 import { RecordCodec } from '../../../plugins/cluster-redis/record-codec.js';
 import { RecordSeal } from '../../../plugins/cluster-redis/record-seal.js';

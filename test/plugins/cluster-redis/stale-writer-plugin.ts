@@ -19,7 +19,7 @@ export default definePlugin({
     timer.unref();
     ctx.signal.addEventListener('abort', () => clearInterval(timer));
     process.on('SIGCONT', () => {
-      const victim = ctx.instances.list().find((instance) => instance.registration?.name === 'victim');
+      const victim = ctx.registry.list().find((instance) => instance.registration?.name === 'victim');
       if (!victim || remembered === undefined) {
         ctx.log.info('stale-writer: nothing to act on');
         return;
@@ -28,7 +28,7 @@ export default definePlugin({
       // As a job would: while Redis cannot be asked (the pause may have timed out its connection),
       // try again; what counts is the answer Redis gives.
       const attempt = (left: number): void => {
-        ctx.instances.deregister(victim.id, { fence: { lease: 'stale-writer', token } }).then(
+        ctx.registry.deregister(victim.id, { fence: { lease: 'stale-writer', token } }).then(
           () => ctx.log.info(`stale-writer: applied with token ${token}`),
           (error: Error) => {
             if (error.name === 'StoreUnavailableError' && left > 0) setTimeout(() => attempt(left - 1), 200);

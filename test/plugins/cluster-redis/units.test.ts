@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import * as assert from 'uvu/assert';
 import { createClient } from 'redis';
-import { checkPlugin } from '../../../core/testing.js';
+import { checkPlugin } from '../../../bin/testing.js';
 import { compactHistory, compactionKind } from '../../../core/store/held-events.js';
 import type { EventDraft, InstanceEvent } from '../../../core/store/types.js';
 import { Keys } from '../../../plugins/cluster-redis/keys.js';

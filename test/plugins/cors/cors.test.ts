@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin, startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { checkPlugin, startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { call, type Reply } from '../../support/http.js';
 
 const OPS = 'https://ops.example.com';

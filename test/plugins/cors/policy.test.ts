@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { corsSchema } from '../../../plugins/cors/config.js';
 import { normaliseOrigin } from '../../../plugins/cors/origin.js';
 import { CorsPolicy, type CorsDecision, type CorsRequest } from '../../../plugins/cors/policy.js';
-import { appendVary } from '../../../core/http/vary.js';
+import { appendVary } from '../../../core/kits/runtime/vary.js';
 
 const OPS = 'https://ops.example.com';
 const policy = async (section: Record<string, unknown>) => new CorsPolicy(await corsSchema.validate(section));

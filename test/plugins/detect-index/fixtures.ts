@@ -1,6 +1,7 @@
-import type { Endpoint, Instance, InstanceHttpClient, InstanceRequestOptions, Logger, Registration } from '../../../core/plugin-api.js';
+import type { Endpoint, Instance, Registration } from '../../../core/domain/index.js';
+import type { InstanceHttpClient, InstanceRequestOptions, Logger } from '../../../core/plugin-api.js';
 import { emptyInstance } from '../../../core/store/instance.js';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 /** Test fixtures for the detection strategies, kept apart from the monitor's real client. */

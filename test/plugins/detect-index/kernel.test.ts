@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../core/testing.js';
-import { INDEX_ACCEPT } from '../../../plugins/detect-index/index-strategy.js';
+import { startTestKernel } from '../../../bin/testing.js';
+import { ACTUATOR_ACCEPT as INDEX_ACCEPT } from '../../../core/kits/runtime/index.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { registerAndDetect, sortById } from './fixtures.js';
 

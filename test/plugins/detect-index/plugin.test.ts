@@ -1,9 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DETECTION_STRATEGY, INSTANCE_HTTP, type DetectionStrategy, type Logger, type PluginContext, type ServiceToken, type Services } from '../../../core/plugin-api.js';
-import { checkPlugin } from '../../../core/testing.js';
+import {
+  DETECTION_STRATEGY, INSTANCE_HTTP, instanceHttpOf, type DetectionStrategy, type Logger, type PluginContext, type ServiceToken,
+  type Services,
+} from '../../../core/plugin-api.js';
+import { checkPlugin } from '../../../bin/testing.js';
 import plugin from '../../../plugins/detect-index/index.js';
-import { instanceHttpOf } from '../../../core/plugin-api.js';
 import { instanceWith } from './fixtures.js';
 
 /** A Services stand-in holding contributions and nothing provided. */
@@ -31,8 +33,8 @@ test('setup contributes one strategy; without the monitor it fails clearly when 
   const tokens: string[] = [];
   const spy: Services = { ...services, contribute: (token, value) => { tokens.push(token.key); services.contribute(token, value); } };
   const log: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
-  // A partial context: setup reads only services and log.
-  await plugin.setup({ services: spy, log } as unknown as PluginContext<unknown>);
+  // A partial context: create reads only services and log.
+  await plugin.create!({ services: spy, log } as unknown as PluginContext<unknown>);
   assert.equal(tokens, [DETECTION_STRATEGY.key]);
   const strategy = contributed[0] as DetectionStrategy;
   assert.is(strategy.name, 'detect-index');

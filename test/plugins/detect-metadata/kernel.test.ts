@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { registerAndDetect } from '../detect-index/fixtures.js';
 

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { endpointsFromMetadata, joinUrl } from '../../../plugins/detect-metadata/endpoints-key.js';
+import { joinUrl } from '../../../core/domain/index.js';
+import { endpointsFromMetadata } from '../../../plugins/detect-metadata/endpoints-key.js';
 import plugin from '../../../plugins/detect-metadata/index.js';
 import { metadataStrategy } from '../../../plugins/detect-metadata/metadata-strategy.js';
 import { instanceWith } from '../detect-index/fixtures.js';

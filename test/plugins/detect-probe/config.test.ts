@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { validateSection } from '../../../config/validate.js';
-import { checkPlugin } from '../../../core/testing.js';
+import { checkPlugin } from '../../../bin/testing.js';
 import { DEFAULT_PROBED_ENDPOINTS, probedEndpointsSchema } from '../../../plugins/detect-probe/config.js';
 import plugin from '../../../plugins/detect-probe/index.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { DEFAULT_PROBED_ENDPOINTS } from '../../../plugins/detect-probe/config.js';
 import { parseProbeEntry } from '../../../plugins/detect-probe/probe-entry.js';
 import { FakeActuator } from '../../support/fake-actuator.js';

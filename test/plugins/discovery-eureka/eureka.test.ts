@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin, startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { checkPlugin, startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { RunLog, refresh, registered, registrationAt } from '../../support/discovery.js';
 import { FakeEureka } from './fake-eureka.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin, startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { checkPlugin, startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { RunLog, refresh, registered, registrationAt } from '../../support/discovery.js';
 import { writeAtomically } from './write.js';
 

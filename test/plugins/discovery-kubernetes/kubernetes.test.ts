@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin, startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { checkPlugin, startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { RunLog, refresh, registered, registrationAt } from '../../support/discovery.js';
 import { eventually } from '../../support/http.js';
 import { repoRoot } from '../../support/paths.js';
@@ -149,12 +149,12 @@ test('not-ready endpoints are kept (a crashing pod shows DOWN); the management p
     });
     // The first pod crashes: it stays, and nothing is recorded for it.
     await watchesOpen(api);
-    const seq = kernel.kernel.instances.lastSeq;
+    const seq = kernel.kernel.registry.lastSeq;
     const mark = runs.mark();
     api.apply('endpointslices', NAMESPACE, slice('pay-a', 'pay', [{ address: '10.244.5.1', ready: false }, { address: '10.244.5.2', ready: false }, { address: '10.244.5.3', ready: null }],
       [{ name: 'management', port: 9090 }, { name: 'https', port: 8443 }]));
     await runs.applied(SOURCE, mark);
-    assert.is(kernel.kernel.instances.lastSeq, seq);
+    assert.is(kernel.kernel.registry.lastSeq, seq);
   }));
 
 test('include-not-ready: false leaves not-ready endpoints out', () =>

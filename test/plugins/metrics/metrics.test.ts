@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LabelledCounts, LabelledHistogram, METRICS, type PluginContext, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { LabelledCounts, LabelledHistogram } from '../../../core/kits/runtime/index.js';
+import { METRICS, type PluginContext, type VigilPlugin } from '../../../core/plugin-api.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';
 import { parseExposition, valueOf, type Family } from '../../support/exposition.js';
@@ -52,7 +53,7 @@ test('the registry, checks, streams, proxy and HTTP responses, as read at scrape
     assert.is(value('vigil_deregistrations_total'), 0);
     assert.is(value('vigil_status_changes_total', { from: 'UNKNOWN', to: 'UP' }), 2);
     assert.is(value('vigil_status_changes_total', { from: 'UNKNOWN', to: 'DOWN' }), 1);
-    assert.is(value('vigil_events_held'), tk.kernel.instances.events().length);
+    assert.is(value('vigil_events_held'), tk.kernel.registry.events().length);
     assert.is(value('vigil_sse_subscribers'), 1);
     assert.is(value('vigil_proxy_requests_total', { code_class: '2xx' }), 1);
     assert.is(value('vigil_proxy_requests_total', { code_class: '4xx' }), 1);

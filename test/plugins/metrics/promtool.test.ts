@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';
 import { requireBinary } from '../../support/require-binary.js';

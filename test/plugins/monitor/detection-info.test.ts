@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { definePlugin, type DetectionStrategy, type Instance, type VigilPlugin } from '../../../core/plugin-api.js';
-import { ENDPOINT_DETECTOR, type EndpointDetectorService } from '../../../core/plugin-api.js';
+import { ENDPOINT_DETECTOR, definePlugin, type DetectionStrategy, type EndpointDetectorService, type VigilPlugin } from '../../../core/plugin-api.js';
+import type { Instance } from '../../../core/domain/index.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';
 import { wireForm } from '../../support/wire-form.js';
@@ -15,20 +15,20 @@ test('healthy instance: REGISTERED → STATUS_CHANGED → ENDPOINTS_DETECTED →
     const id = await registerFake(tk, fake, 'info-app', { metadata: { 'tags.team': 'core' } });
     const changed = await eventOf(tk, id, 'INFO_CHANGED');
     assert.equal(changed.info, info);
-    assert.equal(tk.kernel.instances.eventsOf(id).map((e) => `${e.type}@${e.version}`), ['REGISTERED@0', 'STATUS_CHANGED@1', 'ENDPOINTS_DETECTED@2', 'INFO_CHANGED@3']);
-    const instance = tk.kernel.instances.get(id)!;
+    assert.equal(tk.kernel.registry.eventsOf(id).map((e) => `${e.type}@${e.version}`), ['REGISTERED@0', 'STATUS_CHANGED@1', 'ENDPOINTS_DETECTED@2', 'INFO_CHANGED@3']);
+    const instance = tk.kernel.registry.get(id)!;
     assert.is(instance.buildVersion, '1.2.3');
     assert.equal(instance.tags, { team: 'core', region: 'eu' });
 
     // A changed info is picked up by the periodic update.
     fake.on('GET', '/info', { json: { build: { version: '1.2.4' } }, contentType: ACTUATOR_V3 });
     await eventOf(tk, id, 'INFO_CHANGED', (e) => e.version > changed.version);
-    assert.is(tk.kernel.instances.get(id)!.buildVersion, '1.2.4');
+    assert.is(tk.kernel.registry.get(id)!.buildVersion, '1.2.4');
 
     // An error answer clears the info.
     fake.on('GET', '/info', { status: 500, json: { error: 'boom' } });
     await eventOf(tk, id, 'INFO_CHANGED', (e) => Object.keys(e.info).length === 0);
-    assert.is(tk.kernel.instances.get(id)!.buildVersion, null);
+    assert.is(tk.kernel.registry.get(id)!.buildVersion, null);
   } finally {
     await tk.stop();
     await fake.close();
@@ -65,7 +65,7 @@ test('without a detection strategy: no detection, no info call', async () => {
     const seen = fake.requestsTo('/health').length;
     await eventually(() => fake.requestsTo('/health').length >= seen + 3, 'three more health checks');
     assert.is(fake.requestsTo('/info').length, 0);
-    assert.equal(tk.kernel.instances.eventsOf(id).map((e) => e.type), ['REGISTERED', 'STATUS_CHANGED']);
+    assert.equal(tk.kernel.registry.eventsOf(id).map((e) => e.type), ['REGISTERED', 'STATUS_CHANGED']);
     assert.ok(tk.logs().some((line) => line.includes('no detection strategy')));
   } finally {
     await tk.stop();
@@ -192,7 +192,7 @@ test('a strategy that never settles is cut off and keeps the endpoints known so 
     await eventOf(tk, id, 'ENDPOINTS_DETECTED');
     hang = true;
     await eventually(() => tk.logs().some((line) => line.includes('sticky') && line.includes('timed out')), 'the cut-off warning', 5000);
-    assert.is(tk.kernel.instances.get(id)!.endpoints.length, 2);
+    assert.is(tk.kernel.registry.get(id)!.endpoints.length, 2);
   } finally {
     await tk.stop();
     await fake.close();
@@ -227,7 +227,7 @@ test('ENDPOINT_DETECTOR.ensureDetected detects on first demand', async () => {
     const instance: Instance | undefined = await service.ensureDetected(id);
     assert.is(instance!.endpoints.length, 2);
     // Known endpoints: answered without detecting again.
-    assert.is(await service.ensureDetected(id), tk.kernel.instances.get(id));
+    assert.is(await service.ensureDetected(id), tk.kernel.registry.get(id));
   } finally {
     await tk.stop();
     await fake.close();

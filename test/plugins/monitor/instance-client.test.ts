@@ -2,13 +2,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Instance } from '../../../core/plugin-api.js';
+import type { Instance } from '../../../core/domain/index.js';
 import { emptyInstance } from '../../../core/store/instance.js';
 import { InstanceCallError } from '../../../plugins/monitor/call-error.js';
 import { InstanceClient, type InstanceClientOptions } from '../../../plugins/monitor/instance-client.js';
-import { DEFAULT_ACCEPT } from '../../../plugins/monitor/media-type.js';
+import { ACTUATOR_ACCEPT as DEFAULT_ACCEPT } from '../../../core/kits/runtime/index.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
-import { testOutbound, TEST_USER_AGENT } from '../../support/outbound.js';
+import { TEST_USER_AGENT, testOutbound } from '../../support/outbound.js';
 import { closedPort } from './support.js';
 
 const instance: Instance = emptyInstance('abc');

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { definePlugin, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';
 import { eventOf, FAST_MONITOR, monitorKernel, registerFake, staticStrategy, statusEvent, strategies } from './support.js';
@@ -24,7 +24,7 @@ test('after DELETE nothing is polled any more and nothing is written after DEREG
     // A call already on the wire when DELETE came may still arrive; nothing after it.
     assert.ok(gone.requestsTo('/health').length <= healthAtDelete + 1);
     assert.ok(gone.requestsTo('/info').length <= infoAtDelete + 1);
-    assert.is(tk.kernel.instances.eventsOf(id).at(-1)!.type, 'DEREGISTERED');
+    assert.is(tk.kernel.registry.eventsOf(id).at(-1)!.type, 'DEREGISTERED');
   } finally {
     await tk.stop();
     await gone.close();
@@ -45,7 +45,7 @@ test('a health answer that arrives after DELETE is thrown away', async () => {
     await statusEvent(tk, other, 'UP');
     const seen = witness.requestsTo('/health').length;
     await eventually(() => witness.requestsTo('/health').length >= seen + 8, 'eight more checks of the witness');
-    assert.equal(tk.kernel.instances.eventsOf(id).map((e) => e.type), ['REGISTERED', 'DEREGISTERED']);
+    assert.equal(tk.kernel.registry.eventsOf(id).map((e) => e.type), ['REGISTERED', 'DEREGISTERED']);
   } finally {
     await tk.stop();
     await slow.close();
@@ -67,7 +67,7 @@ test('a hung instance holds one slot: the healthy ones keep getting checked', as
     const counts = healthy.map((fake) => fake.requestsTo('/health').length);
     await eventually(() => healthy.every((fake, i) => fake.requestsTo('/health').length >= counts[i]! + 3), 'three more checks of every healthy instance');
     assert.is(hung.requestsTo('/health').length, 1, 'never a second check of the hung one while the first runs');
-    assert.is(tk.kernel.instances.get(hungId)!.statusInfo.status, 'UNKNOWN');
+    assert.is(tk.kernel.registry.get(hungId)!.statusInfo.status, 'UNKNOWN');
   } finally {
     await tk.stop();
     await hung.close();
@@ -86,7 +86,7 @@ test('stop aborts calls in flight and ends every schedule', async () => {
     assert.is(tk.kernel.phase, 'stopped');
     assert.not.ok(tk.logs().some((line) => /monitor.*(failed|timed out)/.test(line) && line.includes('stop')), tk.logs().join('\n'));
     // No OFFLINE written for an aborted call.
-    assert.equal(tk.kernel.instances.eventsOf(id).map((e) => e.type), ['REGISTERED']);
+    assert.equal(tk.kernel.registry.eventsOf(id).map((e) => e.type), ['REGISTERED']);
   } finally {
     await tk.stop();
     await hung.close();
@@ -101,7 +101,7 @@ test('instances registered before start are checked at start; a default-timeout 
     configKey: null,
     setup() {},
     async start(ctx) {
-      await ctx.instances.register({ name: 'early', healthUrl: fake.healthUrl, managementUrl: null, serviceUrl: null, source: 'test', metadata: {} });
+      await ctx.registry.register({ name: 'early', healthUrl: fake.healthUrl, managementUrl: null, serviceUrl: null, source: 'test', metadata: {} });
     },
   }) as VigilPlugin<never>;
   const tk = await startTestKernel({
@@ -109,7 +109,7 @@ test('instances registered before start are checked at start; a default-timeout 
     config: { monitor: { ...FAST_MONITOR, 'default-timeout': '1s', 'status-interval': '500ms' } },
   });
   try {
-    const id = tk.kernel.instances.list()[0]!.id;
+    const id = tk.kernel.registry.list()[0]!.id;
     await statusEvent(tk, id, 'UP');
     assert.ok(tk.logs().some((line) => line.includes('default-timeout is longer')));
   } finally {

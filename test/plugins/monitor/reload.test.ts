@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Logger } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import type { CheckOutcome } from '../../../plugins/monitor/check-outcome.js';
 import { ConcurrencyLimiter } from '../../../plugins/monitor/concurrency-limiter.js';
 import { IntervalCheck, type Clock } from '../../../plugins/monitor/interval-check.js';

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
-import { changeStatusCommand, statusInfo } from '../../../core/plugin-api.js';
+import { changeStatusCommand } from '../../../core/plugin-api.js';
+import { statusInfo } from '../../../core/domain/index.js';
 import { eventually } from '../../support/http.js';
 import { statusCallCutOff } from '../../../plugins/monitor/status-updater.js';
 import { closedPort, monitorKernel, register, registerFake, statusEvent } from './support.js';
@@ -16,7 +17,7 @@ test('UP JSON: STATUS_CHANGED UP with components as details, statusTimestamp mov
     const event = await statusEvent(tk, id, 'UP');
     assert.is(event.version, 1);
     assert.equal(event.statusInfo.details, components);
-    const instance = tk.kernel.instances.get(id)!;
+    const instance = tk.kernel.registry.get(id)!;
     assert.is(instance.statusTimestamp, event.timestamp);
     assert.is(fake.requestsTo('/health', 'GET')[0]!.headers.accept, 'application/vnd.spring-boot.actuator.v3+json, application/vnd.spring-boot.actuator.v2+json, application/json');
   } finally {
@@ -42,7 +43,7 @@ test('a status in the body wins on 503; then text, empty and status-less JSON 50
     fake.on('GET', '/health', { status: 503, body: 'service unavailable', contentType: 'text/plain' });
     const text = await statusEvent(tk, id, 'DOWN', merged.version);
     assert.equal(text.statusInfo.details, { status: 503, error: 'Service Unavailable' });
-    assert.is(tk.kernel.instances.get(id)!.statusTimestamp, merged.timestamp);
+    assert.is(tk.kernel.registry.get(id)!.statusTimestamp, merged.timestamp);
 
     fake.on('GET', '/health', { status: 500 });
     const empty = await statusEvent(tk, id, 'DOWN', text.version);
@@ -60,7 +61,7 @@ test('control characters in a reported status are removed on arrival: "DOWN\\r\\
     fake.setHealth(503, { status: 'down\r\nBCC: victim@example.com\u0000\u001b[2J\u2028' });
     const id = await registerFake(tk, fake, 'crlf-app');
     const event = await statusEvent(tk, id, 'DOWNBCC: VICTIM@EXAMPLE.COM[2J');
-    assert.is(tk.kernel.instances.get(id)!.statusInfo.status, 'DOWNBCC: VICTIM@EXAMPLE.COM[2J');
+    assert.is(tk.kernel.registry.get(id)!.statusInfo.status, 'DOWNBCC: VICTIM@EXAMPLE.COM[2J');
     assert.is(event.statusInfo.status, 'DOWNBCC: VICTIM@EXAMPLE.COM[2J');
   } finally {
     await tk.stop();
@@ -117,7 +118,7 @@ test('a slow health endpoint is OFFLINE after |status-interval - 1 s|, retries i
     const id = await registerFake(tk, fake, 'slow-health-app');
     const offline = await statusEvent(tk, id, 'OFFLINE');
     assert.equal(offline.statusInfo.details, { message: 'no health answer within 700 ms (a status check is cut off after |status-interval - 1 s|)', exception: 'ETIMEDOUT' });
-    assert.equal(tk.kernel.instances.get(id)!.statusInfo, offline.statusInfo);
+    assert.equal(tk.kernel.registry.get(id)!.statusInfo, offline.statusInfo);
   } finally {
     await tk.stop();
     await fake.close();
@@ -234,9 +235,9 @@ test('status-change-detection "status": a details-only change writes nothing', a
     fake.setHealth(200, { status: 'UP', components: { n: 2 } });
     const seen = fake.requestsTo('/health').length;
     await eventually(() => fake.requestsTo('/health').length >= seen + 3, 'three more health checks');
-    const statusEvents = tk.kernel.instances.eventsOf(id).filter((e) => e.type === 'STATUS_CHANGED');
+    const statusEvents = tk.kernel.registry.eventsOf(id).filter((e) => e.type === 'STATUS_CHANGED');
     assert.is(statusEvents.length, 1);
-    assert.equal(tk.kernel.instances.get(id)!.statusInfo.details, { n: 1 }, 'stored details stay as they were (SBA)');
+    assert.equal(tk.kernel.registry.get(id)!.statusInfo.details, { n: 1 }, 'stored details stay as they were (SBA)');
   } finally {
     await tk.stop();
     await fake.close();
@@ -286,11 +287,11 @@ test('a check whose call went out before another writer recorded a status record
     fake.on('GET', '/health', { handler: (_req, res) => held.push(res) });
     await eventually(() => held.length === 1, 'a check waiting for its answer');
     // Another node's check of the same instance records DOWN meanwhile.
-    const down = await tk.kernel.instances.apply(id, changeStatusCommand(statusInfo('DOWN', {})));
+    const down = await tk.kernel.registry.apply(id, changeStatusCommand(statusInfo('DOWN', {})));
     held[0]!.writeHead(200, { 'content-type': ACTUATOR_V3 }).end('{"status":"UP"}');
     // Checks of one instance never overlap: the next call means the answered one is finished.
     await eventually(() => held.length === 2, 'the next check');
-    const statuses = tk.kernel.instances.eventsOf(id).filter((e) => e.type === 'STATUS_CHANGED').map((e) => [e.version, e.statusInfo.status]);
+    const statuses = tk.kernel.registry.eventsOf(id).filter((e) => e.type === 'STATUS_CHANGED').map((e) => [e.version, e.statusInfo.status]);
     assert.equal(statuses, [[up.version, 'UP'], [down!.version, 'DOWN']]);
   } finally {
     for (const res of held) res.destroy();

@@ -1,5 +1,6 @@
-import { DETECTION_STRATEGY, definePlugin, type DetectionStrategy, type InstanceEvent, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { DETECTION_STRATEGY, definePlugin, type DetectionStrategy, type VigilPlugin } from '../../../core/plugin-api.js';
+import type { InstanceEvent } from '../../../core/domain/index.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import type { FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';
 

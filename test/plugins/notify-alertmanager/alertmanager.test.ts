@@ -63,7 +63,7 @@ test('notify-alertmanager: the real Alertmanager shows the alert firing, then go
       const alerts = (await (await fetch(query)).json()) as ApiAlert[];
       return alerts.length === 1 ? alerts : undefined;
     }, 'the alert in Alertmanager', 10_000);
-    const event = tk.kernel.instances.eventsOf(id).at(-1)!;
+    const event = tk.kernel.registry.eventsOf(id).at(-1)!;
     assert.equal(alert!.labels, { alertname: 'VigilInstanceDown', application: 'orders', instance_id: id, severity: 'critical', team: 'payments' });
     assert.equal(alert!.annotations, {
       summary: `orders (${id}) is DOWN`, description: `Instance orders (${id}) went from UP to DOWN`, status: 'DOWN', health_url: urlsOf(tk, id).healthUrl,
@@ -87,7 +87,7 @@ test('notify-alertmanager: with on: [STATUS_CHANGED], deregistering a DOWN insta
     await setStatus(tk, id, 'DOWN');
     const query = `${am.url}/api/v2/alerts?filter=${encodeURIComponent(`instance_id="${id}"`)}`;
     await eventually(async () => ((await (await fetch(query)).json()) as ApiAlert[]).length === 1, 'the alert in Alertmanager', 10_000);
-    await tk.kernel.instances.deregister(id);
+    await tk.kernel.registry.deregister(id);
     await eventually(async () => ((await (await fetch(query)).json()) as ApiAlert[]).length === 0, 'the alert to be resolved', 10_000);
   } finally {
     await tk.stop();
@@ -105,8 +105,8 @@ exact('notify-alertmanager: a deregistration resolves the instance\'s alerts at 
     await setStatus(tk, orders, 'DOWN');
     const [firing] = await receiver.received(1);
     const [alert] = firing!.json as ApiAlert[];
-    await tk.kernel.instances.deregister(billing);
-    await tk.kernel.instances.deregister(orders);
+    await tk.kernel.registry.deregister(billing);
+    await tk.kernel.registry.deregister(orders);
     const [, resolved] = await receiver.received(2);
     const [sent] = resolved!.json as ApiAlert[];
     assert.is((resolved!.json as ApiAlert[]).length, 1);
@@ -130,7 +130,7 @@ exact('notify-alertmanager: an alert whose instance left unheard (its deregistra
     const [firing] = await receiver.received(1);
     const [alert] = firing!.json as ApiAlert[];
     assert.is((await fetch(`${tk.url}/notifications/filters?instanceId=${id}`, { method: 'POST' })).status, 200);
-    await tk.kernel.instances.deregister(id);
+    await tk.kernel.registry.deregister(id);
     await eventually(async () => ((await (await fetch(`${tk.url}/notifications`)).json()) as { pipeline: { filtered: number } }).pipeline.filtered === 1, 'the deregistration to be filtered');
     // A firing alert is sent with endsAt ahead, a resolved one with endsAt = its resolution.
     const [resolved] = await receiver.received(1, (r) => (r.json as ApiAlert[]).some((a) => Date.parse(a.endsAt) <= Date.now()));
@@ -156,7 +156,7 @@ exact('notify-alertmanager: the exact POST; firing alerts re-sent with endsAt ah
     const [first] = await receiver.received(1);
     assert.is(first!.url, '/am/api/v2/alerts');
     const [sent] = first!.json as ApiAlert[];
-    const event = tk.kernel.instances.eventsOf(id).at(-1)!;
+    const event = tk.kernel.registry.eventsOf(id).at(-1)!;
     assert.equal(Object.keys(sent!), ['labels', 'annotations', 'startsAt', 'endsAt', 'generatorURL']);
     assert.equal(sent!.labels, { alertname: 'VigilInstanceDown', application: 'orders', instance_id: id, severity: 'critical' });
     assert.is(sent!.startsAt, event.timestamp);

@@ -28,7 +28,7 @@ test('notify-mail: SMTP with auth; subject, headers, a plain-text and an HTML pa
     await setStatus(tk, id, 'UP');
     await setStatus(tk, id, 'DOWN', DETAILS);
     const [mail] = await sink.received(1);
-    const version = tk.kernel.instances.get(id)!.version;
+    const version = tk.kernel.registry.get(id)!.version;
     assert.equal({ from: mail!.from, to: mail!.to, user: mail!.user }, {
       from: 'vigil@example.com', to: ['ops@example.com', 'oncall@example.com', 'lead@example.com'], user: 'vigil',
     });

@@ -15,7 +15,7 @@ test('notify-pagerduty: Events API v2, trigger on a failing status and resolve o
     await setStatus(tk, id, 'DOWN');
     await setStatus(tk, id, 'UP');
     const [trigger, resolve] = await receiver.received(2);
-    const event = tk.kernel.instances.eventsOf(id).find((e) => e.type === 'STATUS_CHANGED' && e.statusInfo.status === 'DOWN')!;
+    const event = tk.kernel.registry.eventsOf(id).find((e) => e.type === 'STATUS_CHANGED' && e.statusInfo.status === 'DOWN')!;
     const urls = urlsOf(tk, id);
     assert.is(trigger!.url, '/v2/enqueue');
     assert.equal(trigger!.json, {

@@ -18,8 +18,8 @@ test('a status change sends exactly one signed webhook: Vigil\'s body, Standard 
     await setStatus(tk, id, 'UP');
     await setStatus(tk, id, 'DOWN', { db: { status: 'DOWN' } });
     const [request] = await receiver.received(1);
-    const instance = tk.kernel.instances.get(id)!;
-    const event = tk.kernel.instances.eventsOf(id).at(-1)!;
+    const instance = tk.kernel.registry.get(id)!;
+    const event = tk.kernel.registry.eventsOf(id).at(-1)!;
     assert.is(request!.method, 'POST');
     assert.is(request!.url, '/hooks/vigil?token=abc');
     assert.is(request!.headers['content-type'], 'application/json');

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { InstanceNotification } from '../../../core/plugin-api.js';
+import type { InstanceNotification } from '../../../core/kits/notify-channel/index.js';
 import { Batcher, type Entry } from '../../../plugins/notify/batcher.js';
 import { Completion } from '../../../plugins/notify/completion.js';
 import { eventually } from '../../support/http.js';

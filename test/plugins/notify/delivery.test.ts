@@ -1,8 +1,7 @@
-import { createServer as createNetServer, connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { eventually } from '../../support/http.js';
 import { Receiver, type Received } from './receiver.js';
 import { notificationsStatus, notifyKernel, registerInstance, setStatus } from './support.js';
@@ -59,7 +58,7 @@ test('a receiver stopped for many backoff periods (default max-attempts and max-
   await setStatus(tk, id, 'UP');
   await receiver.close();
   await setStatus(tk, id, 'DOWN');
-  const down = tk.kernel.instances.get(id)!.version;
+  const down = tk.kernel.registry.get(id)!.version;
   // Twelve failed attempts, each refused by the stopped receiver: more than twice the old limit of 5.
   await eventually(async () => {
     const stats = await channelStats();
@@ -68,7 +67,7 @@ test('a receiver stopped for many backoff periods (default max-attempts and max-
   assert.is((await channelStats()).failed, 0, 'the DOWN was given up while the receiver was away');
   assert.ok(tk.logs().some((line) => line.includes(`orders (${id}) UP → DOWN not delivered (ECONNREFUSED`)));
   await setStatus(tk, id, 'UP');
-  const up = tk.kernel.instances.get(id)!.version;
+  const up = tk.kernel.registry.get(id)!.version;
   await eventually(async () => (await channelStats()).queued === 2, 'the UP queued behind the DOWN');
   receiver = await Receiver.start(port);
   // Back, but still starting: one more refusal, then it takes them.

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { InstanceNotification } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import type { InstanceNotification } from '../../../core/kits/notify-channel/index.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { Completion } from '../../../plugins/notify/completion.js';
 import { InstanceRateLimit } from '../../../plugins/notify/instance-rate.js';
 import type { Entry } from '../../../plugins/notify/batcher.js';

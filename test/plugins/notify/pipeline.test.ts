@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { Receiver, type Received } from './receiver.js';
 import { notificationsStatus, notifyKernel, registerInstance, setStatus } from './support.js';
 
@@ -62,7 +62,7 @@ test('REGISTERED and DEREGISTERED are notified to a channel that asks for them (
   tk = await notifyKernel(['notify-webhook'], { 'notify-webhook': { url: `${receiver.url}/webhook`, on: ['REGISTERED', 'DEREGISTERED'] } });
   const id = await registerInstance(tk, 'orders');
   await setStatus(tk, id, 'DOWN');
-  await tk.kernel.instances.deregister(id);
+  await tk.kernel.registry.deregister(id);
   const got = await receiver.received(2);
   assert.equal(bodies(got).map((b) => `${b.type} ${b.instance?.id}`), [`REGISTERED ${id}`, `DEREGISTERED ${id}`]);
 });
@@ -146,7 +146,7 @@ test('reminders: re-sent every period while DOWN, marked, never suppressed as "s
   const a = await registerInstance(tk, 'orders');
   await setStatus(tk, a, 'UP');
   await setStatus(tk, a, 'DOWN');
-  const version = tk.kernel.instances.get(a)!.version;
+  const version = tk.kernel.registry.get(a)!.version;
   const first = await receiver.received(3);
   assert.equal(bodies(first).map((b) => [b.from, b.to, b.reminder, b.reminderCount]), [['UP', 'DOWN', false, 0], ['UP', 'DOWN', true, 1], ['UP', 'DOWN', true, 2]]);
   assert.equal(first.map((r) => r.headers['webhook-id']), [`${a}-${version}`, `${a}-${version}-r1`, `${a}-${version}-r2`]);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { eventually } from '../../support/http.js';
 import { Receiver } from './receiver.js';
 import { notificationsStatus, notifyKernel, registerInstance, setStatus } from './support.js';

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TestKernel } from '../../../core/testing.js';
+import type { TestKernel } from '../../../bin/testing.js';
 import { eventually } from '../../support/http.js';
 import { Receiver, type Received } from './receiver.js';
 import { notificationsStatus, notifyKernel, registerInstance, setStatus } from './support.js';
@@ -63,7 +63,7 @@ test('one real outage among 12 decoys: the decoys come back, the real one is rep
   for (let n = 0; n < 12; n++) decoys.push(await registerInstance(tk, 'decoy'));
   await Promise.all([real, ...decoys].map((id) => setStatus(tk!, id, 'UP')));
   await Promise.all([real, ...decoys].map((id) => setStatus(tk!, id, 'OFFLINE')));
-  const offline = tk.kernel.instances.get(real)!.version;
+  const offline = tk.kernel.registry.get(real)!.version;
   await receiver.received(1, onPath('/webhook'));
   await finished(1);
   assert.equal(receiver.requests.filter(onPath('/webhook')).map(told), ["Vigil lost contact with 13 of 13 instances — suspect the network or Vigil's host"]);

@@ -1,5 +1,5 @@
 import { changeStatusCommand, type PluginContext, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 
 let counter = 0;
 
@@ -12,7 +12,7 @@ export function notifyKernel(plugins: readonly (string | VigilPlugin<never>)[], 
 export async function registerInstance(tk: TestKernel, name = 'orders', extra: { metadata?: Record<string, string>; serviceUrl?: string } = {}): Promise<string> {
   counter += 1;
   const base = `http://127.0.0.1:9/${name.replace(/[^a-z0-9]/gi, '')}-${counter}`;
-  const { id } = await tk.kernel.instances.register({
+  const { id } = await tk.kernel.registry.register({
     name,
     healthUrl: `${base}/actuator/health`,
     managementUrl: `${base}/actuator`,
@@ -25,7 +25,7 @@ export async function registerInstance(tk: TestKernel, name = 'orders', extra: {
 
 /** Records a status change, as the monitor would. */
 export async function setStatus(tk: TestKernel, id: string, status: string, details: Record<string, unknown> = {}): Promise<void> {
-  await tk.kernel.instances.apply(id, changeStatusCommand({ status, details }));
+  await tk.kernel.registry.apply(id, changeStatusCommand({ status, details }));
 }
 
 /** The JSON of `GET /notifications`. */
@@ -46,6 +46,6 @@ export const HOSTILE = '<!channel> </b><script>x</script> @everyone [a](https://
 
 /** The registration URLs of an instance, for exact payloads. */
 export function urlsOf(tk: TestKernel, id: string): { healthUrl: string; managementUrl: string; serviceUrl: string } {
-  const registration = tk.kernel.instances.get(id)!.registration!;
+  const registration = tk.kernel.registry.get(id)!.registration!;
   return { healthUrl: registration.healthUrl, managementUrl: registration.managementUrl!, serviceUrl: registration.serviceUrl! };
 }

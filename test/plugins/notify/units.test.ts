@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Attempt, InstanceEvent, InstanceNotification, Logger, Notification, NotificationChannel, OutboxItem } from '../../../core/plugin-api.js';
+import type { Attempt, InstanceNotification, Notification, NotificationChannel } from '../../../core/kits/notify-channel/index.js';
+import type { InstanceEvent } from '../../../core/domain/index.js';
+import type { Logger, OutboxItem } from '../../../core/plugin-api.js';
 import { notifySchema, type DeliverySettings } from '../../../plugins/notify/config-schema.js';
 import { DeliveryQueue } from '../../../plugins/notify/delivery-queue.js';
 import { describe } from '../../../plugins/notify/facts.js';

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_PLUGINS } from '../../../config/defaults.js';
 import { API_DESCRIPTION, ERROR_RESPONSE, type HttpMethod, type PluginContext, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { ADMIN, basic, startFullKernel } from '../../hardening/support/full-kernel.js';
 import { call } from '../../support/http.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { READINESS, type PluginContext, type ReadinessCheck, type VigilPlugin } from '../../../core/plugin-api.js';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 /** Stands in for cluster-redis: not ready while its "connection" is down; a second check throws. */

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin, startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { checkPlugin, startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import type { Logger, Outbound } from '../../../core/plugin-api.js';
 import { labelName, withoutUserinfo } from '../../../plugins/prometheus-sd/target-group.js';
 import { TargetPolicy } from '../../../plugins/prometheus-sd/target-policy.js';
@@ -65,7 +65,7 @@ test('the detected prometheus endpoint wins; its query becomes __param_ labels',
   try {
     const id = await register(tk, { name: 'shop', healthUrl: 'http://[::1]:9000/mgmt/health', managementUrl: 'http://[::1]:9000/mgmt' });
     const { detectEndpointsCommand } = await import('../../../core/plugin-api.js');
-    await tk.kernel.instances.apply(id, detectEndpointsCommand([{ id: 'prometheus', url: 'http://[::1]:9100/custom/metrics?format=text&x-y=1' }]));
+    await tk.kernel.registry.apply(id, detectEndpointsCommand([{ id: 'prometheus', url: 'http://[::1]:9100/custom/metrics?format=text&x-y=1' }]));
     const [group] = await sd(tk);
     assert.equal(group!.targets, ['[::1]:9100']);
     assert.is(group!.labels.__metrics_path__, '/custom/metrics');
@@ -167,7 +167,7 @@ test('__param_ labels only from a detected endpoint: a registered URL\'s query i
     assert.not.ok(JSON.stringify(group).includes('confirm'));
 
     const { detectEndpointsCommand } = await import('../../../core/plugin-api.js');
-    await tk.kernel.instances.apply(id, detectEndpointsCommand([{ id: 'prometheus', url: 'http://10.0.0.7:21001/internal/admin/prometheus?format=openmetrics' }]));
+    await tk.kernel.registry.apply(id, detectEndpointsCommand([{ id: 'prometheus', url: 'http://10.0.0.7:21001/internal/admin/prometheus?format=openmetrics' }]));
     const [detected] = await sd(tk);
     assert.is(detected!.labels.__param_format, 'openmetrics', 'the detected endpoint\'s own query is kept');
   } finally {
@@ -200,13 +200,13 @@ test('with ssrf-protection on, only targets Vigil itself may call are listed (IP
     }
     // A detected endpoint on another, internal host is judged by its own address.
     const { detectEndpointsCommand } = await import('../../../core/plugin-api.js');
-    await tk.kernel.instances.apply(ids.public!, detectEndpointsCommand([{ id: 'prometheus', url: 'http://93.184.216.34:9100/metrics' }]));
-    await tk.kernel.instances.apply(ids.allowed!, detectEndpointsCommand([{ id: 'prometheus', url: 'http://10.2.0.1:9100/metrics' }]));
+    await tk.kernel.registry.apply(ids.public!, detectEndpointsCommand([{ id: 'prometheus', url: 'http://93.184.216.34:9100/metrics' }]));
+    await tk.kernel.registry.apply(ids.allowed!, detectEndpointsCommand([{ id: 'prometheus', url: 'http://10.2.0.1:9100/metrics' }]));
     const listed = async (kernel: TestKernel) => (await sd(kernel)).map((group) => group.labels.__meta_vigil_application).sort();
     assert.equal(await listed(tk), ['public']);
     assert.equal((await sd(tk))[0]!.targets, ['93.184.216.34:9100']);
     assert.equal(await listed(open), Object.keys(registrations).sort(), 'without ssrf-protection every target is listed');
-    await tk.kernel.instances.apply(ids.allowed!, detectEndpointsCommand([{ id: 'prometheus', url: 'http://10.1.0.1:9100/metrics' }]));
+    await tk.kernel.registry.apply(ids.allowed!, detectEndpointsCommand([{ id: 'prometheus', url: 'http://10.1.0.1:9100/metrics' }]));
     assert.equal(await listed(tk), ['allowed', 'public']);
   } finally {
     await tk.stop();
@@ -220,8 +220,9 @@ test('?application= and ?status= select; a bad query is a 400 JSON error', async
     const a = await register(tk, { name: 'a', healthUrl: 'http://10.0.0.1/health' });
     const b = await register(tk, { name: 'b', healthUrl: 'http://10.0.0.2/health' });
     await register(tk, { name: 'c', healthUrl: 'http://10.0.0.3/health' });
-    const { changeStatusCommand, statusInfo } = await import('../../../core/plugin-api.js');
-    await tk.kernel.instances.apply(b, changeStatusCommand(statusInfo('DOWN')));
+    const { changeStatusCommand } = await import('../../../core/plugin-api.js');
+    const { statusInfo } = await import('../../../core/domain/index.js');
+    await tk.kernel.registry.apply(b, changeStatusCommand(statusInfo('DOWN')));
     const ids = async (query: string) => (await sd(tk, query)).map((group) => group.labels.__meta_vigil_instance_id).sort();
     assert.equal(await ids('?application=a'), [a]);
     assert.equal(await ids('?application=a&application=b'), [a, b].sort());

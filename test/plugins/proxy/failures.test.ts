@@ -40,7 +40,7 @@ test('connection refused gives 502 JSON', async () => {
   const port = await deadPort();
   const tk = await proxyKernel();
   try {
-    const { id } = await tk.kernel.instances.register({
+    const { id } = await tk.kernel.registry.register({
       name: 'gone', managementUrl: `http://127.0.0.1:${port}/actuator`, healthUrl: `http://127.0.0.1:${port}/actuator/health`,
       serviceUrl: null, source: 'http-api', metadata: {},
     });

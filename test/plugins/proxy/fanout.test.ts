@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { detectEndpointsCommand } from '../../../core/plugin-api.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';
-import { checkPlugin } from '../../../core/testing.js';
+import { checkPlugin } from '../../../bin/testing.js';
 import { proxyKernel, rawRequest, registerDetected } from './helpers.js';
 
 interface Result {
@@ -93,11 +93,11 @@ test('per-instance failures use the proxy codes: 404, 502 (refused, reset mid-bo
     const missing = await registerDetected(tk, ok, { name: 'mixed', endpoints: ['health'] });
     const bigId = await registerDetected(tk, big, { name: 'mixed' });
     const brokenId = await registerDetected(tk, broken, { name: 'mixed' });
-    const { id: deadId } = await tk.kernel.instances.register({
+    const { id: deadId } = await tk.kernel.registry.register({
       name: 'mixed', managementUrl: `http://127.0.0.1:${deadPort}/actuator`, healthUrl: `http://127.0.0.1:${deadPort}/actuator/health`,
       serviceUrl: null, source: 'http-api', metadata: {},
     });
-    await tk.kernel.instances.apply(deadId, detectEndpointsCommand([{ id: 'env', url: `http://127.0.0.1:${deadPort}/actuator/env` }]));
+    await tk.kernel.registry.apply(deadId, detectEndpointsCommand([{ id: 'env', url: `http://127.0.0.1:${deadPort}/actuator/env` }]));
     big.on('GET', '/env', { body: 'x'.repeat(4096), contentType: 'text/plain' });
     broken.on('GET', '/env', {
       handler: (_req, res) => {
@@ -180,7 +180,7 @@ test('beyond proxy.max-concurrent-fan-outs a fan-out is refused with 503 and Ret
     assert.match((refused.json as { message: string }).message, /too many fan-outs at once \(proxy\.max-concurrent-fan-outs = 1\); try again shortly/);
     assert.is(fake.requestsTo('/env').length, 1, 'the refused fan-out called nothing');
     // A single-instance call is not a fan-out and is not counted.
-    const single = call('GET', `${tk.url}/instances/${tk.kernel.instances.list('shop')[0]!.id}/actuator/env`);
+    const single = call('GET', `${tk.url}/instances/${tk.kernel.registry.list('shop')[0]!.id}/actuator/env`);
     await eventually(() => held.length === 2, 'the single call reached the instance');
     for (const release of held.splice(0)) release();
     assert.is((await first).status, 200);

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { detectEndpointsCommand, type VigilPlugin } from '../../../core/plugin-api.js';
 import type { FakeActuator } from '../../support/fake-actuator.js';
 
@@ -19,7 +19,7 @@ export async function registerDetected(tk: TestKernel, fake: FakeActuator, optio
   endpoints?: readonly string[] | Record<string, string>;
   metadata?: Record<string, string>;
 } = {}): Promise<string> {
-  const { id } = await tk.kernel.instances.register({
+  const { id } = await tk.kernel.registry.register({
     name: options.name ?? 'app',
     managementUrl: fake.managementUrl,
     healthUrl: fake.healthUrl,
@@ -31,7 +31,7 @@ export async function registerDetected(tk: TestKernel, fake: FakeActuator, optio
   const endpoints = Array.isArray(wanted)
     ? wanted.map((endpointId: string) => ({ id: endpointId, url: fake.endpointUrl(endpointId) }))
     : Object.entries(wanted).map(([endpointId, url]) => ({ id: endpointId, url }));
-  await tk.kernel.instances.apply(id, detectEndpointsCommand(endpoints));
+  await tk.kernel.registry.apply(id, detectEndpointsCommand(endpoints));
   return id;
 }
 

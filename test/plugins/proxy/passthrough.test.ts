@@ -210,7 +210,7 @@ test('404 JSON for an unknown instance, an undetected endpoint, no endpoint, a d
       assert.is(body.status, 404, path);
       assert.is(body.path, path);
     }
-    await tk.kernel.instances.deregister(id);
+    await tk.kernel.registry.deregister(id);
     assert.is((await call('GET', `${tk.url}/instances/${id}/actuator/health`)).status, 404);
     assert.is(fake.requests.length, 0);
   } finally {
@@ -260,7 +260,7 @@ test('an endpoint-detector service, when present, is asked for an instance with 
     name: 'test-detector',
     configKey: null,
     setup(ctx) {
-      registry = ctx.instances;
+      registry = ctx.registry;
       ctx.services.provide(defineToken<{ ensureDetected(id: string): Promise<void> }>('vigil.endpoint-detector'), {
         async ensureDetected(id) {
           asked.push(id);
@@ -273,14 +273,14 @@ test('an endpoint-detector service, when present, is asked for an instance with 
   const tk = await proxyKernel({}, [detector]);
   try {
     const registration = { managementUrl: fake.managementUrl, serviceUrl: null, source: 'http-api', metadata: {} };
-    const { id } = await tk.kernel.instances.register({ ...registration, name: 'lazy', healthUrl: fake.healthUrl });
+    const { id } = await tk.kernel.registry.register({ ...registration, name: 'lazy', healthUrl: fake.healthUrl });
     const res = await call('GET', `${tk.url}/instances/${id}/actuator/info`);
     assert.is(res.status, 200);
     assert.equal(asked, [id]);
     // Detected now: an unknown id is 404 without another detection.
     assert.is((await call('GET', `${tk.url}/instances/${id}/actuator/beans`)).status, 404);
     assert.equal(asked, [id]);
-    const { id: brokenId } = await tk.kernel.instances.register({ ...registration, name: 'broken', healthUrl: `${fake.healthUrl}?b` });
+    const { id: brokenId } = await tk.kernel.registry.register({ ...registration, name: 'broken', healthUrl: `${fake.healthUrl}?b` });
     assert.is((await call('GET', `${tk.url}/instances/${brokenId}/actuator/info`)).status, 404);
     assert.equal(asked, [id, brokenId]);
   } finally {

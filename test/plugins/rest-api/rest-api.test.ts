@@ -1,8 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { changeStatusCommand, statusInfo } from '../../../core/plugin-api.js';
+import { changeStatusCommand } from '../../../core/plugin-api.js';
+import { statusInfo } from '../../../core/domain/index.js';
 import { instanceIdOf } from '../../../core/store/instance-id.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 const healthUrl = (n: number) => `http://127.0.0.1:1/app-${n}/actuator/health`;
@@ -109,8 +110,8 @@ test('applications: grouping, aggregated status, GET by name, DELETE, refresh', 
   const up = ((await call('POST', `${tk.url}/instances`, { json: registration('shop', 7, { metadata: { version: '1.0' } }) })).json as { id: string }).id;
   const down = ((await call('POST', `${tk.url}/instances`, { json: registration('shop', 8, { metadata: { version: '1.1' } }) })).json as { id: string }).id;
   await call('POST', `${tk.url}/instances`, { json: registration('other', 9) });
-  await tk.kernel.instances.apply(up, changeStatusCommand(statusInfo('UP')));
-  await tk.kernel.instances.apply(down, changeStatusCommand(statusInfo('DOWN')));
+  await tk.kernel.registry.apply(up, changeStatusCommand(statusInfo('UP')));
+  await tk.kernel.registry.apply(down, changeStatusCommand(statusInfo('DOWN')));
 
   const apps = (await call('GET', `${tk.url}/applications`)).json as { name: string; status: string; buildVersion: string; instances: { id: string }[] }[];
   assert.equal(apps.map((a) => a.name).sort(), ['other', 'shop']);
@@ -141,7 +142,7 @@ test('applications: grouping, aggregated status, GET by name, DELETE, refresh', 
 test('the event list holds per-instance versions from 0 and is bounded by max-events-per-instance', () => withKernel(async (tk) => {
   const id = ((await call('POST', `${tk.url}/instances`, { json: registration('busy', 10) })).json as { id: string }).id;
   for (let i = 0; i < 30; i += 1) {
-    await tk.kernel.instances.apply(id, changeStatusCommand(statusInfo(i % 2 ? 'UP' : 'DOWN')));
+    await tk.kernel.registry.apply(id, changeStatusCommand(statusInfo(i % 2 ? 'UP' : 'DOWN')));
   }
   const events = (await call('GET', `${tk.url}/instances/events`)).json as { version: number; type: string; timestamp: string }[];
   assert.is(events.length, 10);

@@ -23,7 +23,7 @@ for (const [form, path, headers] of [
       assert.is(last.status, 'UNKNOWN');
       assert.is(last.statusTimestamp, new Date(0).toISOString());
       // Each snapshot carries the id of the event that caused it.
-      const seqs = [...tk.kernel.instances.eventsOf(one), ...tk.kernel.instances.eventsOf(two)].map((e) => e.seq).sort((x, y) => x - y);
+      const seqs = [...tk.kernel.registry.eventsOf(one), ...tk.kernel.registry.eventsOf(two)].map((e) => e.seq).sort((x, y) => x - y);
       assert.equal(stream.messages.map((m) => Number(m.id)), seqs);
     } finally {
       stream.close();

@@ -1,6 +1,6 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';
 
 /** Test helpers for the sse suite: a stream reader built on node:http + eventsource-parser, and instance fixtures. */

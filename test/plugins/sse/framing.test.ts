@@ -56,7 +56,7 @@ test('HTTP/1.1: the ping and each event are one well-formed chunk each, and shut
     await stream.until(':ping');
     await register(tk, registration('shop', 1101));
     await register(tk, registration('shop', 1102));
-    const [first, second] = tk.kernel.instances.events().map((event) => String(event.seq));
+    const [first, second] = tk.kernel.registry.events().map((event) => String(event.seq));
     await stream.until(`id: ${second}\n`);
     await tk.stop();
     await stream.until('\r\n0\r\n\r\n');
@@ -79,7 +79,7 @@ test('HTTP/1.0: the messages come as they are, without chunk framing', async () 
   try {
     await stream.until(':ping');
     await register(tk, registration('shop', 1103));
-    const seq = tk.kernel.instances.lastSeq;
+    const seq = tk.kernel.registry.lastSeq;
     await stream.until(`id: ${seq}\n`);
     await stream.until('}\n\n');
     const [head, body] = stream.bytes().split(/\r\n\r\n(.*)/s) as [string, string];

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkPlugin } from '../../../core/testing.js';
+import { checkPlugin } from '../../../bin/testing.js';
 import { eventually } from '../../support/http.js';
 import { kernel, openSse, register, registration } from './client.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../core/testing.js';
+import { startTestKernel } from '../../../bin/testing.js';
 import { changeInfoCommand, definePlugin, type VigilPlugin } from '../../../core/plugin-api.js';
 import { openSse, register, registration, type SseClient } from './client.js';
 
@@ -13,7 +13,7 @@ const echo: VigilPlugin<never> = definePlugin<never>({
   configKey: null,
   setup(ctx) {
     ctx.bus.on('instance.changed', ({ event }) => {
-      if (event.type === 'REGISTERED') void ctx.instances.apply(event.instance, changeInfoCommand({ echoed: true }));
+      if (event.type === 'REGISTERED') void ctx.registry.apply(event.instance, changeInfoCommand({ echoed: true }));
     });
   },
 });
@@ -33,7 +33,7 @@ test('an event recorded inside another event\'s handler reaches every stream in 
     await all.until(() => all.messages.length >= 2, 'both events');
     await apps.until(() => apps.messages.length >= 2, 'both snapshots');
     await one.until(() => one.messages.length >= 2, 'both events replayed');
-    const [registered, info] = tk.kernel.instances.eventsOf(id);
+    const [registered, info] = tk.kernel.registry.eventsOf(id);
     assert.equal([registered!.type, info!.type], ['REGISTERED', 'INFO_CHANGED']);
     assert.equal(ids(all), [registered!.seq, info!.seq]);
     assert.equal(all.messages.map((message) => message.json.type), ['REGISTERED', 'INFO_CHANGED']);
@@ -56,7 +56,7 @@ test('clients reconnecting while events are being recorded get each one exactly 
   const writer = new Promise<void>((resolve) => {
     const step = async () => {
       if (!writing) return resolve();
-      await tk.kernel.instances.register({ name: `app-${written % 7}`, healthUrl: `http://127.0.0.1:3200/health/${written}`, managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} });
+      await tk.kernel.registry.register({ name: `app-${written % 7}`, healthUrl: `http://127.0.0.1:3200/health/${written}`, managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} });
       written++;
       setImmediate(() => void step());
     };
@@ -66,19 +66,19 @@ test('clients reconnecting while events are being recorded get each one exactly 
     for (let index = 0; index < 12; index++) {
       // Resume a little behind the newest event, so each client gets a replay and then live events.
       // Not before the first event of this run: an id the registry never issued replays everything.
-      const before = (tk.kernel.instances.events()[0]?.seq ?? tk.kernel.instances.lastSeq + 1) - 1;
-      const from = Math.max(before, tk.kernel.instances.lastSeq - (index % 4) * 5);
+      const before = (tk.kernel.registry.events()[0]?.seq ?? tk.kernel.registry.lastSeq + 1) - 1;
+      const from = Math.max(before, tk.kernel.registry.lastSeq - (index % 4) * 5);
       clients.push({ from, client: await openSse(`${tk.url}/instances/events`, { 'last-event-id': String(from) }) });
     }
     writing = false;
     await writer;
-    const last = tk.kernel.instances.lastSeq;
+    const last = tk.kernel.registry.lastSeq;
     for (const { from, client } of clients) {
       await client.until(() => Number(client.messages.at(-1)?.id) === last, `events up to ${last}`);
       const expected = Array.from({ length: last - from }, (_, offset) => from + 1 + offset);
       assert.equal(ids(client), expected, `resumed after ${from}`);
     }
-    assert.ok(clients.some(({ from }) => from > (tk.kernel.instances.events()[0]?.seq ?? 0)) && written > clients.length);
+    assert.ok(clients.some(({ from }) => from > (tk.kernel.registry.events()[0]?.seq ?? 0)) && written > clients.length);
   } finally {
     writing = false;
     await writer;

@@ -19,14 +19,14 @@ test('Last-Event-ID: the missed events, then live ones, with no gap and no dupli
     const b = await register(tk, registration('cart', 3002));
     await register(tk, registration('shop', 3001, { v: '3' }));
     await deregister(tk, b);
-    const missed = tk.kernel.instances.eventsSince(Number(lastId));
+    const missed = tk.kernel.registry.eventsSince(Number(lastId));
     assert.is(missed.length, 3);
 
     second = await openSse(`${tk.url}/instances/events`, { 'last-event-id': lastId });
     await deregister(tk, a);
     const stream = second;
     await stream.until(() => stream.messages.length >= 4, 'three replayed and one live event');
-    const expected = tk.kernel.instances.eventsSince(Number(lastId)).map((e) => `${e.seq}:${e.instance}:${e.type}`);
+    const expected = tk.kernel.registry.eventsSince(Number(lastId)).map((e) => `${e.seq}:${e.instance}:${e.type}`);
     assert.equal(stream.messages.map(summary), expected);
     assert.equal(expected.map((line) => line.split(':')[2]), ['REGISTERED', 'REGISTRATION_UPDATED', 'DEREGISTERED', 'DEREGISTERED']);
     assert.is(stream.comments[0], 'ping');
@@ -42,7 +42,7 @@ test('Last-Event-ID on a per-instance stream replays only that instance', async 
   let stream: Awaited<ReturnType<typeof openSse>> | undefined;
   try {
     const a = await register(tk, registration('shop', 3003));
-    const since = tk.kernel.instances.lastSeq;
+    const since = tk.kernel.registry.lastSeq;
     const b = await register(tk, registration('cart', 3004));
     await register(tk, registration('shop', 3003, { v: '2' }));
     await deregister(tk, b);
@@ -63,10 +63,10 @@ test('Last-Event-ID on an instance snapshot stream: one current snapshot when an
   const streams: Awaited<ReturnType<typeof openSse>>[] = [];
   try {
     const a = await register(tk, registration('shop', 3013));
-    const since = tk.kernel.instances.lastSeq;
+    const since = tk.kernel.registry.lastSeq;
     await register(tk, registration('shop', 3013, { v: '2' }));
     await register(tk, registration('shop', 3013, { v: '3' }));
-    const newest = tk.kernel.instances.lastSeq;
+    const newest = tk.kernel.registry.lastSeq;
     const missed = await openSse(`${tk.url}/instances/${a}`, { 'last-event-id': String(since) });
     streams.push(missed);
     const current = await openSse(`${tk.url}/instances/${a}`, { 'last-event-id': String(newest) });
@@ -91,11 +91,11 @@ test('Last-Event-ID on an application stream: one current snapshot per touched a
   let stream: Awaited<ReturnType<typeof openSse>> | undefined;
   try {
     const one = await register(tk, registration('shop', 3005));
-    const since = tk.kernel.instances.lastSeq;
+    const since = tk.kernel.registry.lastSeq;
     const two = await register(tk, registration('shop', 3006));
     const other = await register(tk, registration('cart', 3007));
     await register(tk, registration('shop', 3005, { v: '2' }));
-    const lastShop = tk.kernel.instances.lastSeq;
+    const lastShop = tk.kernel.registry.lastSeq;
     stream = await openSse(`${tk.url}/applications/events`, { 'last-event-id': String(since) });
     await deregister(tk, other);
     const s = stream;
@@ -152,7 +152,7 @@ test('a Last-Event-ID this node has not reached yet (a node behind another in a 
   let stream: Awaited<ReturnType<typeof openSse>> | undefined;
   try {
     await register(tk, registration('shop', 3020));
-    const ahead = tk.kernel.instances.lastSeq + 1;
+    const ahead = tk.kernel.registry.lastSeq + 1;
     const opening = openSse(`${tk.url}/instances/events`, { 'last-event-id': String(ahead) });
     // The event the client saw elsewhere reaches this node a moment later.
     await register(tk, registration('cart', 3021));

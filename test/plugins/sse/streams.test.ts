@@ -20,7 +20,7 @@ test('all-events stream: headers, a ping on connect, then each event with its se
     await deregister(tk, id);
     await stream.until(() => stream.messages.length >= 3, 'three events');
     assert.equal(stream.messages.map((m) => `${m.json.type}@${m.json.version}`), ['REGISTERED@0', 'REGISTRATION_UPDATED@1', 'DEREGISTERED@2']);
-    const held = tk.kernel.instances.eventsOf(id);
+    const held = tk.kernel.registry.eventsOf(id);
     assert.equal(stream.messages.map((m) => m.id), held.map((e) => String(e.seq)));
     const first = stream.messages[0]!.json;
     assert.is(first.instance, id);
@@ -105,7 +105,7 @@ test('GET /instances/{id} with Accept text/event-stream: the instance JSON after
     assert.is(first!.registration.metadata.password, '******');
     assert.is(last!.id, a);
     assert.is(last!.version, 2);
-    assert.equal(stream.messages.map((m) => m.id), tk.kernel.instances.eventsOf(a).slice(1).map((e) => String(e.seq)));
+    assert.equal(stream.messages.map((m) => m.id), tk.kernel.registry.eventsOf(a).slice(1).map((e) => String(e.seq)));
   } finally {
     stream.close();
     await tk.stop();

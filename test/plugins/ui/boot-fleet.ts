@@ -1,4 +1,4 @@
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { FakeBoot } from '../../support/fake-boot/index.js';
 import { register } from './browser-support.js';

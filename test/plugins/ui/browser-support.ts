@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';
 

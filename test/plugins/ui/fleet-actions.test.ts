@@ -121,7 +121,7 @@ test('deregistering a whole application asks first, then every instance goes', a
     assert.match(await page.getByRole('dialog').textContent() ?? '', 'The only instance of shop is deregistered');
     await confirm(page, 'Deregister');
     await page.locator('[data-testid=summary]').filter({ hasText: '2 instances in 1 application' }).waitFor();
-    assert.not.ok(fleet.tk.kernel.instances.get(fleet.ids.shop)!.registered);
+    assert.not.ok(fleet.tk.kernel.registry.get(fleet.ids.shop)!.registered);
     assert.equal(errors, []);
   } finally {
     await close();

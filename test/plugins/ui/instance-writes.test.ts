@@ -166,11 +166,11 @@ test('deregistering an instance asks first, then removes it and returns to the l
   try {
     await page.getByRole('button', { name: 'Deregister…' }).click();
     await confirm(page, 'Cancel');
-    assert.ok(fleet.tk.kernel.instances.get(id)!.registered);
+    assert.ok(fleet.tk.kernel.registry.get(id)!.registered);
     await page.getByRole('button', { name: 'Deregister…' }).click();
     await confirm(page, 'Deregister');
     await page.locator('[data-testid=summary]').waitFor();
-    await eventually(() => !fleet.tk.kernel.instances.get(id)!.registered, 'the deregistration');
+    await eventually(() => !fleet.tk.kernel.registry.get(id)!.registered, 'the deregistration');
     await page.locator(`[data-instance="${id}"]`).waitFor({ state: 'detached' });
     assert.equal(errors, []);
   } finally {

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { CHROMIUM_INSTALL, launchChromium } from '../../support/chromium.js';
 import { call } from '../../support/http.js';
 import { requireBinary } from '../../support/require-binary.js';

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { eventually } from '../../support/http.js';
 import { countOf, openPage, register } from './browser-support.js';
 import { CHROMIUM_INSTALL, launchChromium } from '../../support/chromium.js';
@@ -40,7 +40,7 @@ test('after a dropped connection the stream resumes with Last-Event-ID: missed e
     await shown(page, 'before');
     await register(first, registration('live', 1));
     await shown(page, 'live');
-    const lastSeq = first.kernel.instances.lastSeq;
+    const lastSeq = first.kernel.registry.lastSeq;
 
     relay.dropAll();
     await register(first, registration('missed', 1));

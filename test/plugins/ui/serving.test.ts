@@ -5,7 +5,7 @@ import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_PLUGINS } from '../../../config/defaults.js';
-import { startTestKernel, type TestKernel } from '../../../core/testing.js';
+import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { DEFAULT_APP_FOLDER } from '../../../plugins/ui/app-folder.js';
 import { createUiPlugin } from '../../../plugins/ui/index.js';
 import { call } from '../../support/http.js';

@@ -1,5 +1,4 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 /**
  * A TCP relay between the browser and a daemon: it can cut every open connection (a network drop)

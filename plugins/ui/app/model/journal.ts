@@ -1,4 +1,4 @@
-import type { WireEvent } from './domain';
+import type { WireEvent } from 'vigil/domain';
 
 export interface JournalEntry {
   /** `instance:version`: unique per event, the same in the list and on the stream. */

@@ -2,7 +2,7 @@ import { apiUrl, getJson, messageOf } from '../api';
 import {
   applyEvent, emptyInstance, toApplication,
   type Application, type Instance, type InstanceEvent, type WireApplication, type WireEvent,
-} from './domain';
+} from 'vigil/domain';
 import { Journal } from './journal';
 
 export type Connection = 'connecting' | 'live' | 'reconnecting' | 'offline';

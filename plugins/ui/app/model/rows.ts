@@ -1,4 +1,4 @@
-import type { Application, Instance } from './domain';
+import type { Application, Instance } from 'vigil/domain';
 import { compareStatus, countStatuses, type StatusCounts } from './status';
 
 export interface AppFilter {

@@ -1,4 +1,4 @@
-import { KNOWN_STATUSES, severity } from './domain';
+import { KNOWN_STATUSES, severity } from 'vigil/domain';
 
 /** Worst first: a custom status ranks before DOWN (severity -1), as the server orders them. */
 export const compareStatus = (a: string, b: string): number => severity(a) - severity(b);

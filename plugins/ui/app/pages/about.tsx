@@ -1,18 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { DaemonAbout } from 'vigil/domain';
 import { getJson, messageOf } from '../api';
-
-interface About {
-  readonly version: string;
-  readonly plugins: readonly { name: string; version: string | null; source: string; entry: string }[];
-  readonly config: Record<string, unknown>;
-}
 
 /** Vigil's version, the plugins it loaded, and its effective config (secrets masked by the server). */
 export default function AboutPage() {
-  const [about, setAbout] = useState<About | undefined>(undefined);
+  const [about, setAbout] = useState<DaemonAbout | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    getJson<About>('/ui/about').then(setAbout, (failure: unknown) => setError(`the daemon's description could not be loaded: ${messageOf(failure)}`));
+    getJson<DaemonAbout>('/ui/about').then(setAbout, (failure: unknown) => setError(`the daemon's description could not be loaded: ${messageOf(failure)}`));
   }, []);
   return (
     <section class="page about">

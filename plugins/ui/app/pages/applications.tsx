@@ -4,7 +4,7 @@ import { StatusBadge, StatusIcon, statusClass, statusLabel } from '../components
 import { VirtualList } from '../components/virtual-list';
 import { formatInstant } from '../format';
 import { toggled } from '../list-toggle';
-import type { Application } from '../model/domain';
+import type { Application } from 'vigil/domain';
 import { NO_FILTER, buildRows, isFiltering, labelOf, statusCounts, tagOptions, type AppFilter, type Row } from '../model/rows';
 import { FILTER_STATUSES, compareStatus } from '../model/status';
 import { href } from '../router';

@@ -4,7 +4,7 @@ import { StatusBadge } from '../components/status';
 import { VirtualList } from '../components/virtual-list';
 import { formatInstant } from '../format';
 import { toggled } from '../list-toggle';
-import type { InstanceEventType } from '../model/domain';
+import type { InstanceEventType } from 'vigil/domain';
 import type { JournalEntry } from '../model/journal';
 import type { LiveStore } from '../model/live-store';
 import { href } from '../router';

@@ -3,43 +3,7 @@ import { ApiError, apiUrl, getJson, messageOf, post } from '../api';
 import { formatInstant } from '../format';
 import { href } from '../router';
 import { useStore } from '../store';
-
-/** `GET /notifications`, as far as this page reads it (secrets come masked). */
-interface DeliveryRecord {
-  readonly id: string;
-  readonly at: string;
-  readonly outcome: 'delivered' | 'failed' | 'superseded' | 'dropped';
-  readonly summary: string;
-  readonly attempts: number;
-  readonly reason?: string;
-}
-
-interface ChannelStatus {
-  readonly name: string;
-  readonly target: string;
-  readonly enabled: boolean;
-  readonly on: readonly string[];
-  readonly queued: number;
-  readonly delivered: number;
-  readonly failed: number;
-  readonly retries: number;
-  readonly lastDelivery: DeliveryRecord | null;
-  readonly lastFailure: DeliveryRecord | null;
-  readonly recent: readonly DeliveryRecord[];
-}
-
-interface NotificationsStatus {
-  readonly settings: { hold: number; groupWindow: number; selfPreservation: number; reminderPeriod: number; filtersApi: boolean };
-  readonly channels: readonly ChannelStatus[];
-}
-
-/** SBA's notification filter. */
-interface Filter {
-  readonly id: string;
-  readonly instanceId?: string;
-  readonly applicationName?: string;
-  readonly expiry: string | null;
-}
+import type { NotificationChannelStatus, NotificationFilter, NotificationsStatus } from 'vigil/domain';
 
 const TTLS: readonly [label: string, ms: number][] = [['5 minutes', 300_000], ['1 hour', 3_600_000], ['1 day', 86_400_000], ['until removed', -1]];
 const REFRESH_MS = 5000;
@@ -63,11 +27,11 @@ async function load<T>(path: string): Promise<Loaded<T>> {
  */
 export function NotificationsPage() {
   const [status, setStatus] = useState<Loaded<NotificationsStatus>>({ state: 'loading' });
-  const [filters, setFilters] = useState<Loaded<Filter[]>>({ state: 'loading' });
+  const [filters, setFilters] = useState<Loaded<NotificationFilter[]>>({ state: 'loading' });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
-    void Promise.all([load<NotificationsStatus>('/notifications'), load<Filter[]>('/notifications/filters')]).then(([next, nextFilters]) => {
+    void Promise.all([load<NotificationsStatus>('/notifications'), load<NotificationFilter[]>('/notifications/filters')]).then(([next, nextFilters]) => {
       if (!live) return;
       setStatus(next);
       setFilters(nextFilters);
@@ -106,7 +70,7 @@ export function NotificationsPage() {
   );
 }
 
-function Channels({ channels }: { channels: readonly ChannelStatus[] }) {
+function Channels({ channels }: { channels: readonly NotificationChannelStatus[] }) {
   return (
     <div class="card">
       <h2>Channels</h2>
@@ -132,7 +96,7 @@ function Channels({ channels }: { channels: readonly ChannelStatus[] }) {
   );
 }
 
-function Recent({ channels }: { channels: readonly ChannelStatus[] }) {
+function Recent({ channels }: { channels: readonly NotificationChannelStatus[] }) {
   const recent = channels.flatMap((channel) => channel.recent.map((record) => ({ channel: channel.name, record })))
     .sort((a, b) => b.record.at.localeCompare(a.record.at)).slice(0, 30);
   return (
@@ -158,7 +122,7 @@ function Recent({ channels }: { channels: readonly ChannelStatus[] }) {
   );
 }
 
-function Filters({ filters, onChange }: { filters: Loaded<Filter[]>; onChange: () => void }) {
+function Filters({ filters, onChange }: { filters: Loaded<NotificationFilter[]>; onChange: () => void }) {
   const store = useStore();
   const [kind, setKind] = useState<'instanceId' | 'applicationName'>('applicationName');
   const [target, setTarget] = useState('');

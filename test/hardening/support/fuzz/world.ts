@@ -1,4 +1,4 @@
-import type { Registration } from '../../../../core/plugin-api.js';
+import type { Registration } from '../../../../core/domain/index.js';
 import { closedPort } from '../../../plugins/monitor/support.js';
 import { EchoActuator } from '../echo-actuator.js';
 import { ADMIN, basic, startFullKernel, type FullKernel } from '../full-kernel.js';
@@ -53,21 +53,21 @@ export class FuzzWorld {
     };
     const targetId = await register({ name: TARGET_NAME, healthUrl: echo.healthUrl, managementUrl: echo.managementUrl, metadata: { 'tags.env': 'fuzz' } });
     const goneId = await register({ name: GONE_NAME, healthUrl: `http://127.0.0.1:${port}/gone/health` });
-    await tk.kernel.instances.deregister(goneId);
+    await tk.kernel.registry.deregister(goneId);
     await settled(full, targetId, -1);
     const targets: FuzzTargets = { contextPath, targetId, targetName: TARGET_NAME, goneId, goneName: GONE_NAME, detected: ['health', ...echo.links.filter((l) => l !== 'health')], closedPort: port };
-    return new FuzzWorld(full, echo, targets, tk.kernel.instances.get(targetId)!.registration!);
+    return new FuzzWorld(full, echo, targets, tk.kernel.registry.get(targetId)!.registration!);
   }
 
   /** Every event and every instance's version: equal before and after means nothing changed. */
   snapshot(): string {
-    const registry = this.full.tk.kernel.instances;
+    const registry = this.full.tk.kernel.registry;
     return `${registry.lastSeq}|${registry.list().map((i) => `${i.id}@${i.version}`).sort().join(',')}`;
   }
 
   /** Checks that `mutation` happened; returns a complaint or undefined. */
   check(mutation: Mutation): string | undefined {
-    const registry = this.full.tk.kernel.instances;
+    const registry = this.full.tk.kernel.registry;
     if (mutation.kind === 'registered') return registry.get(mutation.id)?.registered ? undefined : `instance ${mutation.id} was not registered`;
     const still = mutation.ids.filter((id) => registry.get(id)?.registered);
     return still.length === 0 ? undefined : `still registered: ${still.join(', ')}`;
@@ -75,7 +75,7 @@ export class FuzzWorld {
 
   /** Back to the arranged state: what a request registered is deregistered (and stays held), the target comes back. */
   async restore(): Promise<void> {
-    const registry = this.full.tk.kernel.instances;
+    const registry = this.full.tk.kernel.registry;
     for (const instance of registry.list()) {
       if (this.model.registered.has(instance.id)) continue;
       await registry.deregister(instance.id);

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { applicationActuatorPath, fanOutJson, getJson, messageOf, send, type FanOutResult } from '../../api';
+import { applicationActuatorPath, fanOutJson, getJson, messageOf, send } from '../../api';
+import type { FanOutResult } from 'vigil/domain';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { cacheRows, evictPath, type CacheRow, type CachesBody } from '../instance/views/caches';
 import { FanOutResults } from './fan-out';

@@ -1,7 +1,7 @@
-import { useMemo, useState } from 'preact/hooks';
-import { applicationActuatorPath, fanOutJson, getJson, messageOf, send, type FanOutResult } from '../../api';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { applicationActuatorPath, fanOutJson, getJson, messageOf, send } from '../../api';
+import type { FanOutResult } from 'vigil/domain';
 import { VirtualList } from '../../components/virtual-list';
-import { useEffect } from 'preact/hooks';
 import { FanOutResults } from './fan-out';
 
 interface Loggers { readonly levels?: readonly string[]; readonly loggers?: Record<string, { configuredLevel?: string | null; effectiveLevel?: string | null }> }

@@ -1,4 +1,4 @@
-import type { FanOutResult } from '../../api';
+import type { FanOutResult } from 'vigil/domain';
 import { href } from '../../router';
 import { useStore } from '../../store';
 import { labelOf } from '../../model/rows';

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { actuatorPath, apiUrl, messageOf, post, send } from '../../api';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import type { Instance } from '../../model/domain';
+import type { Instance } from 'vigil/domain';
 
 type Action = 'restart' | 'shutdown' | 'deregister';
 

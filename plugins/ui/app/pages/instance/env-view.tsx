@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { EnvManage } from './env-manage';
 import { useActuator } from './use-actuator';
-import type { InstanceViewProps } from './view-registry';
+import type { InstanceViewProps } from './view-props';
 
 interface Env {
   readonly activeProfiles?: readonly string[];

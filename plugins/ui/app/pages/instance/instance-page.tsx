@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { Lazy } from '../../components/lazy';
 import { StatusBadge } from '../../components/status';
 import { formatInstant } from '../../format';
-import { visibleEndpoints, type Instance } from '../../model/domain';
+import { visibleEndpoints, type Instance } from 'vigil/domain';
 import { labelOf, sortedInstances } from '../../model/rows';
 import { href } from '../../router';
 import { useStore } from '../../store';

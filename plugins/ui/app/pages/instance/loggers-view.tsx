@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { actuatorPath, getJson, messageOf, post } from '../../api';
 import { VirtualList } from '../../components/virtual-list';
 import { useActuator } from './use-actuator';
-import type { InstanceViewProps } from './view-registry';
+import type { InstanceViewProps } from './view-props';
 
 interface Logger {
   readonly configuredLevel?: string | null;

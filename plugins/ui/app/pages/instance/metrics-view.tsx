@@ -3,7 +3,7 @@ import { actuatorPath, getJson, messageOf } from '../../api';
 import { LineChart, type Point } from '../../components/line-chart';
 import { formatValue } from '../../format';
 import { useActuator } from './use-actuator';
-import type { InstanceViewProps } from './view-registry';
+import type { InstanceViewProps } from './view-props';
 
 interface MetricNames { readonly names: readonly string[] }
 interface Metric {

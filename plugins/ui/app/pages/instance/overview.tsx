@@ -1,7 +1,7 @@
 import { JsonTree } from '../../components/json-tree';
 import { StatusBadge } from '../../components/status';
 import { formatInstant, formatValue } from '../../format';
-import { visibleEndpoints, type Instance } from '../../model/domain';
+import { visibleEndpoints, type Instance } from 'vigil/domain';
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { actuatorPath, messageOf, saveBlob, send } from '../../api';
 import { ThreadTimeline } from './thread-timeline';
 import { useActuator } from './use-actuator';
-import type { InstanceViewProps } from './view-registry';
+import type { InstanceViewProps } from './view-props';
 
 interface Frame {
   readonly className?: string;

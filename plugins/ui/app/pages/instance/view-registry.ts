@@ -1,11 +1,5 @@
 import type { Loader } from '../../components/lazy';
-import type { Instance } from '../../model/domain';
-
-/** What every instance view gets: the live instance, and the ids of the endpoints it exposes. */
-export interface InstanceViewProps {
-  readonly instance: Instance;
-  readonly endpoints: ReadonlySet<string>;
-}
+import type { InstanceViewProps } from './view-props';
 
 export interface ViewSpec {
   readonly id: string;

@@ -4,7 +4,7 @@ import { JsonTree } from '../../../components/json-tree';
 import { VirtualTable } from '../../../components/virtual-table';
 import { formatInstant } from '../../../format';
 import { usePoll } from '../../../use-poll';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { DetailPanel, plural } from './shared';
 
 interface AuditEvent { readonly timestamp: string; readonly principal: string; readonly type: string; readonly data?: Record<string, unknown> }

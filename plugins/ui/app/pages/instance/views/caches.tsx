@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { actuatorPath, messageOf, send } from '../../../api';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { useActuator } from '../use-actuator';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { SearchInput, ViewToolbar, plural, useSearch } from './shared';
 
 export interface CachesBody { readonly cacheManagers?: Record<string, { readonly caches?: Record<string, { readonly target?: string }> }> }

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { VirtualTable } from '../../../components/virtual-table';
 import { toggled } from '../../../list-toggle';
 import { useActuator } from '../use-actuator';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { DetailPanel, SearchInput, ViewToolbar, contextsOf, plural, simpleName, useSearch } from './shared';
 
 interface Outcome { readonly condition?: string; readonly message?: string }

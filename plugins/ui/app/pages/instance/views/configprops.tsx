@@ -1,7 +1,7 @@
 import { useMemo } from 'preact/hooks';
 import { VirtualTable } from '../../../components/virtual-table';
 import { useActuator } from '../use-actuator';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { SearchInput, ViewToolbar, contextsOf, plural, useSearch } from './shared';
 
 interface PropsBean {

@@ -5,7 +5,7 @@ import { Meter } from '../../../components/meter';
 import { SeriesChart } from '../../../components/series-chart';
 import { formatInstant, formatValue } from '../../../format';
 import { usePoll } from '../../../use-poll';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { MetricReader, formatUptime } from './details-metrics';
 import { formatMs } from './shared';
 

@@ -1,7 +1,7 @@
 import { useMemo } from 'preact/hooks';
 import { formatInstant } from '../../../format';
 import { useActuator } from '../use-actuator';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { MigrationsTable, type MigrationBean } from './migrations-table';
 import { contextsOf, formatMs } from './shared';
 

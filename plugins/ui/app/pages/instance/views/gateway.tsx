@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { actuatorPath, messageOf, post } from '../../../api';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { useActuator } from '../use-actuator';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { SearchInput, ViewToolbar, plural, simpleName, useSearch } from './shared';
 
 interface Route {

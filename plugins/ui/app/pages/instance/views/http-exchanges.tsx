@@ -5,7 +5,7 @@ import { VirtualTable } from '../../../components/virtual-table';
 import { formatInstant } from '../../../format';
 import { toggled } from '../../../list-toggle';
 import { usePoll } from '../../../use-poll';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { DetailPanel, SearchInput, ViewToolbar, durationMs, formatMs, plural, useSearch } from './shared';
 
 interface Exchange {

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { messageOf } from '../../../api';
 import { JsonTree } from '../../../components/json-tree';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { argumentValue, jolokia, shownValue, signaturesOf, type JolokiaList, type MBeanInfo, type OperationInfo } from './jolokia';
 import { SearchInput, wordsOf } from './shared';
 

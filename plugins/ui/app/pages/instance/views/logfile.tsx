@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import { actuatorPath, apiUrl, messageOf } from '../../../api';
 import { formatValue } from '../../../format';
 import { usePoll } from '../../../use-poll';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { LogTail } from './log-tail';
 
 const ROW = 20;

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { VirtualTable } from '../../../components/virtual-table';
 import { useActuator } from '../use-actuator';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { DetailPanel, SearchInput, ViewToolbar, contextsOf, plural, simpleName, useSearch } from './shared';
 
 interface Conditions {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { actuatorPath, getJson, messageOf } from '../../../api';
 import { JsonTree } from '../../../components/json-tree';
 import { formatInstant } from '../../../format';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { ViewToolbar, formatMs, plural, simpleName } from './shared';
 
 interface JobTrigger { readonly group: string; readonly name: string; readonly previousFireTime?: string | null; readonly nextFireTime?: string | null; readonly priority?: number }

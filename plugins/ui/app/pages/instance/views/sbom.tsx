@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { actuatorPath, getJson, messageOf, send } from '../../../api';
 import { VirtualTable } from '../../../components/virtual-table';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { SearchInput, ViewToolbar, plural, useSearch } from './shared';
 
 interface Component {

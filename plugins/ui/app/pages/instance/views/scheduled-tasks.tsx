@@ -1,6 +1,6 @@
 import { formatInstant } from '../../../format';
 import { useActuator } from '../use-actuator';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { ViewToolbar, formatMs, plural } from './shared';
 
 interface Execution { readonly time?: string; readonly status?: string; readonly exception?: { type?: string; message?: string } }

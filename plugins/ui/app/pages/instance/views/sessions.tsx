@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, actuatorPath, getJson, messageOf, send } from '../../../api';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { formatInstant } from '../../../format';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { formatMs, plural } from './shared';
 
 interface Session {

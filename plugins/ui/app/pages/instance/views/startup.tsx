@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, actuatorPath, getJson, messageOf, post } from '../../../api';
 import { VirtualList } from '../../../components/virtual-list';
-import type { InstanceViewProps } from '../view-registry';
+import type { InstanceViewProps } from '../view-props';
 import { SearchInput, ViewToolbar, durationMs, formatMs, plural, useSearch } from './shared';
 
 interface Step { readonly name: string; readonly id: number; readonly parentId?: number | null; readonly tags?: readonly { key: string; value: string }[] }

@@ -1,0 +1,42 @@
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * How far V8 lets the old generation grow past what the last full GC kept, in percent.
+ *
+ * A daemon that checks thousands of instances a second promotes a steady trickle of short-lived
+ * objects, and V8's default heuristic then lets the heap grow to several times the live set
+ * before collecting it. At 30 % the old generation stays close to the live set, for a few more
+ * full collections; below that the collections cost more CPU than the memory is worth
+ * (bench/REPORT.md, measured under bench/monitoring).
+ */
+export const DEFAULT_HEAP_GROWING_PERCENT = 30;
+
+/**
+ * The young generation's cap, passed on the command line by `npm start` and the systemd unit (a
+ * `#!` line cannot carry it portably: BusyBox's env has no -S): V8 reads it only when the heap is
+ * set up, so it cannot be set from here. V8's default lets each semi-space grow to 16 MB under the
+ * monitor's steady allocation; at 4 MB the daemon keeps less resident for a little more CPU,
+ * while at 2 MB too much survives a scavenge and the CPU climbs (bench/REPORT.md).
+ */
+export const SEMI_SPACE_FLAG = '--max-semi-space-size=4';
+
+/** Flags that show the operator chose the old generation's size or growth; those win over ours. */
+const OPERATOR_HEAP_FLAGS = /--(heap-growing-percent|max-old-space-size|max-heap-size)\b/;
+
+/**
+ * Sets the growth limit unless the operator set a heap flag in `NODE_OPTIONS` or on the node
+ * command line. V8 reads this flag at every full GC, so setting it at startup takes effect.
+ * Returns the flag set, or undefined when left to the operator.
+ */
+export function limitHeapGrowth(execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
+  if (OPERATOR_HEAP_FLAGS.test([...execArgv, nodeOptions ?? ''].join(' '))) return undefined;
+  const flag = `--heap-growing-percent=${DEFAULT_HEAP_GROWING_PERCENT}`;
+  setFlagsFromString(flag);
+  return flag;
+}
+
+/** A note for the log when the daemon was started without a young-generation cap (plain `node bin/vigil.js`). */
+export function semiSpaceHint(execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
+  if (/--max-semi-space-size\b/.test([...execArgv, nodeOptions ?? ''].join(' '))) return undefined;
+  return `V8's young generation is not capped: start with \`node ${SEMI_SPACE_FLAG} bin/vigil.js\` (as npm start and the systemd unit do), or put it in NODE_OPTIONS, to keep ~20 MB less resident`;
+}

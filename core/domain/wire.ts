@@ -1,0 +1,110 @@
+import type { EventDraft, EventHeader, Instance } from '../store/types.js';
+
+/**
+ * The JSON bodies of Vigil's own API, declared once: the plugins that send them type their answers
+ * with these, and the dashboard reads them with the same types, so a change to either side that
+ * the other does not follow fails to compile. (Instances themselves travel as `Instance`.)
+ */
+
+/** An event as the API sends it: the store's `seq` travels as the SSE `id:`, not in the body. */
+export type WireEvent = Omit<EventHeader, 'seq'> & EventDraft;
+
+/** An application as `GET /applications` sends it. */
+export interface WireApplication {
+  readonly name: string;
+  readonly buildVersion: string | null;
+  readonly status: string;
+  readonly statusTimestamp: string;
+  readonly instances: readonly Instance[];
+}
+
+/** What this daemon runs (`settings.about()`, the dashboard's About page). */
+export interface DaemonAbout {
+  /** Vigil's own version. */
+  readonly version: string;
+  /** In `plugins:` order: each plugin's name, declared version (null when it declares none), where it came from, and its entry as written. */
+  readonly plugins: readonly { readonly name: string; readonly version: string | null; readonly source: 'builtin' | 'path' | 'package'; readonly entry: string }[];
+  /**
+   * The effective config: kernel keys with their defaults, `plugins`, and each loaded plugin's
+   * validated section (durations in ms). Values under keys that name a secret (`password`,
+   * `token`, `*-key`, `secret`, `*-hash`, webhook URLs, `headers`), URL passwords, and the paths
+   * of notifier URLs are `******`.
+   */
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+/** One instance's answer in an application-wide proxy call (SBA's InstanceWebProxy result, plus Vigil's `cut` and `message`). */
+export interface FanOutResult {
+  readonly instanceId: string;
+  readonly status: number;
+  /** The instance's body as text; left out when empty. */
+  readonly body?: string;
+  /** Left out with the body. */
+  readonly contentType?: string;
+  /** True when the answer was left out because the fan-out's byte budget ran out. */
+  readonly cut?: true;
+  /** Why there is no body, when Vigil left it out. */
+  readonly message?: string;
+}
+
+/** One delivery as `GET /notifications` shows it. */
+export interface DeliveryRecord {
+  /** The notification's id (`<instance>-<version>`, `-r<n>` for reminders, `group-…`, `summary-…`). */
+  readonly id: string;
+  readonly at: string;
+  readonly outcome: 'delivered' | 'failed' | 'superseded' | 'dropped';
+  /** What it said, in short: `orders (1a2b3c4d5e6f) UP → DOWN`. */
+  readonly summary: string;
+  readonly attempts: number;
+  readonly reason?: string;
+}
+
+/** One channel in `GET /notifications`: its settings, counters and recent deliveries (secrets masked). */
+export interface NotificationChannelStatus {
+  readonly name: string;
+  readonly target: string;
+  readonly enabled: boolean;
+  readonly on: readonly string[];
+  readonly ignoreChanges: readonly string[];
+  readonly rateLimit: number;
+  readonly queued: number;
+  readonly inFlight: number;
+  readonly delivered: number;
+  readonly failed: number;
+  readonly retries: number;
+  readonly superseded: number;
+  readonly coalesced: number;
+  readonly dropped: number;
+  readonly lastDelivery: DeliveryRecord | null;
+  readonly lastFailure: DeliveryRecord | null;
+  readonly recent: readonly DeliveryRecord[];
+}
+
+/** The body of `GET /notifications`. Durations in milliseconds. */
+export interface NotificationsStatus {
+  readonly settings: {
+    readonly on: readonly string[];
+    readonly ignoreChanges: readonly string[];
+    readonly hold: number;
+    readonly groupWindow: number;
+    /** Percent of instances failing at once above which one summary replaces their notifications; 0 = off. */
+    readonly selfPreservation: number;
+    readonly reminderPeriod: number;
+    readonly filtersApi: boolean;
+    readonly maxFilters: number;
+    readonly perInstanceRate: { readonly count: number; readonly windowMs: number };
+    readonly proxy: string | null;
+  };
+  readonly pipeline: { readonly filtered: number; readonly held: number; readonly rateLimited: number; readonly summaries: number; readonly reminders: number };
+  readonly channels: readonly NotificationChannelStatus[];
+}
+
+/** A notification filter as SBA's API shows it: by instance id or by application name, with an optional expiry. */
+export interface NotificationFilter {
+  readonly id: string;
+  readonly instanceId?: string;
+  readonly applicationName?: string;
+  /** ISO instant, or null for a filter that never expires. */
+  readonly expiry: string | null;
+  readonly expired: boolean;
+}
