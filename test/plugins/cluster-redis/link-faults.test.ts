@@ -5,27 +5,34 @@ import { call, eventually, type Reply } from '../../support/http.js';
 import { startRedis, type RedisProcess } from '../../support/redis-server.js';
 import { requireBinary } from '../../support/require-binary.js';
 import { LONG } from '../../hardening/support/settings.js';
+import { Receiver } from '../notify/receiver.js';
 import type { LinkFault } from './fault-proxy.js';
 import {
   LAPSED, LINK, RENEWED, assertRefused, checkTrail, checkers, checksAfterHandover, linesSince, loggedAt, startProxiedNodes, type ProxiedCluster,
 } from './link-support.js';
-import { assertNoDuplicates, converged, eventsOf, register, statusesOf, stopAll, withDiagnosis, type WireEvent } from './support.js';
+import { PLUGINS, assertNoDuplicates, converged, eventsOf, register, statusesOf, stopAll, withDiagnosis, type WireEvent } from './support.js';
 
 const { test, path: redisServer } = requireBinary('redis-server', 'apt-get install redis-server');
 
 let redis: RedisProcess | undefined;
 let fleet: Fleet | undefined;
 let cluster: ProxiedCluster | undefined;
+let receiver: Receiver | undefined;
 
 test.before(async () => {
   redis = await startRedis(redisServer);
   fleet = await Fleet.start();
 });
 
+test.before.each(async () => {
+  receiver = await Receiver.start();
+});
+
 test.after.each(async () => {
   await stopAll(cluster?.nodes ?? []);
   await Promise.all((cluster?.proxies ?? []).map((proxy) => proxy.close()));
   cluster = undefined;
+  await receiver?.close();
   // A fresh Redis for the next scenario: nothing of this one leaks into it.
   await redis?.stop();
   redis = await redis!.restart({ empty: true });
@@ -41,14 +48,21 @@ const post = (node: Daemon, k: number, name = 'app') => call('POST', `${node.url
 
 /** Three nodes through their own proxies, each seeing the other two; instances 1..24 registered and checked. */
 async function formCluster(base: number): Promise<{ nodes: Daemon[]; ids: Map<number, string>; owners: Map<number, string> }> {
-  cluster = await startProxiedNodes(3, redis!.port, { config: { monitor: LINK.monitor }, cluster: LINK.cluster });
+  cluster = await startProxiedNodes(3, redis!.port, {
+    plugins: [...PLUGINS, 'notify', 'notify-webhook'],
+    config: { monitor: LINK.monitor, 'notify-webhook': { url: `${receiver!.url}/hook` } },
+    cluster: LINK.cluster,
+  });
   const { nodes } = cluster;
   await eventually(async () => (await Promise.all(nodes.map((node) => call('GET', `${node.url}/metrics`)))).every((reply) => /^vigil_cluster_nodes 3$/m.test(reply.text)), 'every node seeing three nodes', 15_000);
   const ids = new Map<number, string>();
-  for (let k = base + 1; k <= base + INSTANCES; k += 1) ids.set(k, await register(nodes[k % 3]!, fleet!.registration(k)));
-  const since = Date.now();
-  // Two checks since: the owner of each is settled, not the node that happened to check it first.
-  await eventually(() => [...ids.keys()].every((k) => (fleet!.checksSince(since).get(k)?.length ?? 0) >= 2), 'two checks of every instance', 15_000);
+  let since = 0;
+  await withDiagnosis(nodes, async () => {
+    for (let k = base + 1; k <= base + INSTANCES; k += 1) ids.set(k, await register(nodes[k % 3]!, fleet!.registration(k)));
+    since = Date.now();
+    // Two checks since: the owner of each is settled, not the node that happened to check it first.
+    await eventually(() => [...ids.keys()].every((k) => (fleet!.checksSince(since).get(k)?.length ?? 0) >= 2), 'two checks of every instance', 15_000);
+  });
   const owners = new Map([...ids.keys()].map((k) => [k, fleet!.checksSince(since).get(k)!.at(-1)!.node]));
   return { nodes, ids, owners };
 }
@@ -120,6 +134,7 @@ async function oneLinkFails(fault: Exclude<LinkFault, 'pass' | 'latency'>, base:
     if (fault !== 'half-open') assert.equal(statusesOf(events, ids.get(mine[0]!)!), ['UP', 'DOWN']);
     const registered = (id: string) => events.filter((event: WireEvent) => event.instance === id && event.type === 'REGISTERED').length;
     for (const id of ids.values()) assert.is(registered(id), 1, `${id} registered once`);
+    await assertNotifiedOnce(events);
 
     // Two nodes never check one instance for longer than one interval: at most the one check the
     // old owner had under way when the other took over, in either direction.
@@ -137,11 +152,66 @@ async function oneLinkFails(fault: Exclude<LinkFault, 'pass' | 'latency'>, base:
   }, trail);
 }
 
+/**
+ * Every status change the list holds is notified once (UNKNOWN → UP is not, by default): none
+ * lost, none sent twice, whichever node sent it.
+ */
+async function assertNotifiedOnce(events: readonly WireEvent[]): Promise<void> {
+  const expected: string[] = [];
+  const last = new Map<string, string>();
+  for (const event of events) {
+    if (event.type === 'REGISTERED' || event.type === 'DEREGISTERED') last.set(event.instance, 'UNKNOWN');
+    if (event.type !== 'STATUS_CHANGED') continue;
+    if (last.get(event.instance) !== 'UNKNOWN' || event.statusInfo?.status !== 'UP') expected.push(`${event.instance}-${event.version}`);
+    last.set(event.instance, event.statusInfo!.status);
+  }
+  const delivered = () => receiver!.requests.filter((request) => request.status === 200).map((request) => String(request.headers['webhook-id']));
+  await eventually(() => delivered().length >= expected.length, `${expected.length} notification(s) delivered`, 15_000);
+  assert.equal([...delivered()].sort(), [...expected].sort(), 'each status change notified once');
+}
+
+/**
+ * 200 ms added to every round trip of one node's link: slow, not broken (each command still
+ * answers well within command-timeout, each renewal well within heartbeat-ttl). The node keeps its
+ * place and its instances (none is checked by another node), its writes succeed, a change of one
+ * of its instances is recorded and notified once, and every node ends with the same events.
+ */
+async function slowLink(base: number): Promise<void> {
+  const { nodes, ids, owners } = await formCluster(base);
+  const victim = nodes[1]!;
+  const proxy = cluster!.proxies[1]!;
+  const mine = [...owners].filter(([, node]) => node === 'n2').map(([k]) => k);
+  assert.ok(mine.length > 0, `n2 checks some instances: ${JSON.stringify([...owners])}`);
+  const mark = victim.logs().length;
+  const t0 = Date.now();
+  await withDiagnosis(nodes, async () => {
+    await proxy.inject('latency', 200);
+    for (let k = base + 100; k < base + 105; k += 1) assert.is((await post(victim, k, 'slow')).status, 201, 'a registration through the slow link');
+    fleet!.setStatus(mine[0]!, 'DOWN');
+    await eventually(async () => statusesOf(await converged(nodes), ids.get(mine[0]!)!).includes('DOWN'), 'the change recorded', 15_000);
+    // A few heartbeat-ttls on the slow link: long enough for a lapse, or a takeover, to show.
+    await eventually(() => mine.every((k) => fleet!.checksOf(k).filter((check) => check.at >= t0).length >= 4), 'four checks of each instance of n2', 15_000);
+    await proxy.heal();
+    assert.equal(linesSince(victim, mark, LAPSED), [], 'n2 kept its place');
+    assert.equal(linesSince(victim, mark, /Redis is unreachable/), [], 'n2 kept its link');
+    for (const k of owners.keys()) {
+      const by = new Set(fleet!.checksSince(t0).get(k)!.map((check) => check.node));
+      assert.equal([...by], [owners.get(k)], `instance ${k} checked by ${[...by].join(' and ')}`);
+    }
+    const events = await converged(nodes, 20_000);
+    assertNoDuplicates(events);
+    assert.equal(statusesOf(events, ids.get(mine[0]!)!), ['UP', 'DOWN']);
+    await assertNotifiedOnce(events);
+  }, () => mine.map((k) => `instance ${k}: ${checkTrail(fleet!, k, t0)}`).join('\n'));
+}
+
 test('a cut (connections refused) between one node and Redis: it refuses writes and steps back, the others take over, it rejoins on heal', () => oneLinkFails('cut', 0));
 
 test('a black hole (packets dropped, connections hang) between one node and Redis: the same', () => oneLinkFails('black-hole', 1000));
 
 if (LONG) {
+  test('200 ms of latency on one node\'s link: slow, not broken: it keeps its place and its instances, writes succeed, nothing is lost or doubled', () => slowLink(3000));
+
   test('a half-open link (the node\'s connections lost their far end without a word): detected by command time-outs, the node reconnects and rejoins', () => oneLinkFails('half-open', 2000));
 }
 
