@@ -36,6 +36,9 @@ export function outageText(error: unknown): string {
   if (error instanceof ConnectionTimeoutError) return 'connecting to Redis timed out';
   if (error instanceof SocketTimeoutError || error instanceof TimeoutError) return 'Redis did not answer in time';
   if (error instanceof ReconnectStrategyError) return outageText(error.socketError);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'the connection to Redis closed unexpectedly';
+  if (code === 'ECONNREFUSED') return 'Redis refused the connection (nothing listens at its address)';
   const message = messageOf(error);
   if (/^READONLY\b/.test(message)) return 'Redis is a read-only replica now (the master moved)';
   if (/^LOADING\b/.test(message)) return 'Redis is still loading its data';

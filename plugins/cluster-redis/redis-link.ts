@@ -154,7 +154,7 @@ export class RedisLink {
       // Unheard, node-redis's 'error' events would crash the process; the link reports outages itself.
       client.on('error', (error: unknown) => this.log.debug(`Redis connection: ${outageText(error)}`));
       client.on('end', () => {
-        if (this.#clients && Object.values(this.#clients).includes(client)) this.#down(new Error('the connection to Redis closed'));
+        if (this.#clients && Object.values(this.#clients).includes(client)) this.#down(new Error('the connection to Redis closed unexpectedly'));
       });
       return client;
     };

@@ -60,7 +60,7 @@ test('a killed Redis: commands fail with StoreUnavailableError, and the outage i
   assert.match((error as Error).message, /^Redis is unreachable \(redis:\/\/127\.0\.0\.1:\d+\/?\)/);
   const outage = lines.find((line) => line.startsWith('warn Redis is unreachable'));
   assert.ok(outage, lines.join('\n'));
-  assert.match(outage, /: the connection to Redis (closed unexpectedly|is closed); serving reads from this node's copy, refusing writes with 503$/);
+  assert.match(outage, /: the connection to Redis (closed unexpectedly|is closed); serving reads from this node's copy, refusing writes with 503$/, outage);
 });
 
 test('a command Redis itself refuses (a wrong type) is its own error: Redis stays reachable', async () => {

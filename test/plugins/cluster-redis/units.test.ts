@@ -6,6 +6,7 @@ import { compactHistory, compactionKind } from '../../../core/store/held-events.
 import type { EventDraft, InstanceEvent } from '../../../core/store/types.js';
 import { Keys } from '../../../plugins/cluster-redis/keys.js';
 import type { Client } from '../../../plugins/cluster-redis/redis-link.js';
+import { outageText } from '../../../plugins/cluster-redis/redis-errors.js';
 import { ownerOf } from '../../../plugins/cluster-redis/rendezvous.js';
 import { APPEND, INIT, LEASE } from '../../../plugins/cluster-redis/scripts.js';
 import { startRedis, type RedisProcess } from '../../support/redis-server.js';
@@ -25,6 +26,14 @@ test.before(async () => {
 test.after(async () => {
   client?.destroy();
   await redis?.stop();
+});
+
+test('an outage in words: socket errors as Node names them become sentences an operator reads', () => {
+  const socketError = (code: string, syscall: string) => Object.assign(new Error(`${syscall} ${code}`), { code, syscall });
+  assert.is(outageText(socketError('ECONNRESET', 'read')), 'the connection to Redis closed unexpectedly');
+  assert.is(outageText(socketError('EPIPE', 'write')), 'the connection to Redis closed unexpectedly');
+  assert.is(outageText(socketError('ECONNREFUSED', 'connect')), 'Redis refused the connection (nothing listens at its address)');
+  assert.is(outageText(socketError('EHOSTUNREACH', 'connect')), 'connect EHOSTUNREACH');
 });
 
 test('config: where Redis is, and a TTL longer than the heartbeat, are required; typos are refused', async () => {
