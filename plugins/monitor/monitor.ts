@@ -13,7 +13,7 @@ import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
 import { IntervalCheck } from './interval-check.js';
 import { OfflineRemoval } from './offline-removal.js';
 import { StatusUpdater, statusCallCutOff } from './status-updater.js';
-import { subscribeTriggers, type Checks } from './triggers.js';
+import { subscribeTriggers, whileOwned, type Checks } from './triggers.js';
 
 interface Running {
   readonly checks: Checks;
@@ -90,16 +90,16 @@ export class Monitor {
     const info = new InfoUpdater(registry, ownership, this.#client, DEFAULT_MAX_BODY_BYTES);
     const checks: Checks = {
       status: new IntervalCheck({
-        name: 'status', observe: this.#metrics.observer('status'), check: status.update, limiter, followUps, log,
+        name: 'status', observe: this.#metrics.observer('status'), check: whileOwned(ownership, status.update), limiter, followUps, log,
         interval: config['status-interval'], lifetime: config['status-lifetime'], maxBackoff: config['status-max-backoff'],
       }),
       info: new IntervalCheck({
-        name: 'info', observe: this.#metrics.observer('info'), check: info.update, limiter, followUps, log,
+        name: 'info', observe: this.#metrics.observer('info'), check: whileOwned(ownership, info.update), limiter, followUps, log,
         interval: config['info-interval'], lifetime: config['info-lifetime'], maxBackoff: config['info-max-backoff'],
       }),
       detection: detector.enabled
         ? new IntervalCheck({
-          name: 'detection', observe: this.#metrics.observer('detection'), check: detector.detect, limiter, followUps, log,
+          name: 'detection', observe: this.#metrics.observer('detection'), check: whileOwned(ownership, detector.detect), limiter, followUps, log,
           interval: config['detection-interval'], lifetime: config['detection-interval'], maxBackoff: config['detection-interval'],
         })
         : undefined,

@@ -181,7 +181,7 @@ export class Pipeline {
     if (this.#unrouted({ application: instance.registration.name, metadata: [metadataOf(instance)], type, status: item.to }, (rules) => rules.accepts(type, from, item.to))) return;
     const facts = notifiedInstance(instance, ctx.views, item.to);
     const notification = instanceNotification(facts, { type, from, to: item.to, version: item.version, timestamp: item.timestamp }, this.options.baseUrl());
-    const completion = new Completion();
+    const completion = new Completion(item.held);
     this.#rate.add({ notification, completion });
     arrive();
     if (remind && type === 'STATUS_CHANGED' && this.#reminderStatuses.has(item.to)) {
