@@ -143,7 +143,14 @@ test('with hold: a change made inside a window and still held when it ends is re
   assert.is((await call('DELETE', `${kernel.url}/maintenance/${id}`)).status, 204);
   await payments.received(1);
   // The held DOWN comes out of its hold after the end: it happened inside the window, so it stays held back.
-  await eventually(async () => (await notificationsStatus(kernel)).pipeline.inMaintenance === 1, 'the held change to be held back');
+  let pipeline: unknown;
+  await eventually(async () => {
+    const status = await notificationsStatus(kernel);
+    pipeline = status.pipeline;
+    return status.pipeline.inMaintenance === 1;
+  }, 'the held change to be held back').catch((error: unknown) => {
+    throw new Error(`${String(error)}; the pipeline's counters: ${JSON.stringify(pipeline)}; logs:\n${kernel.logs().join('\n')}`);
+  });
   assert.equal(changes(payments.requests), [`payments-api UP→DOWN after ${id}`]);
 });
 
