@@ -13,11 +13,11 @@ const size = (fallback: number) => yup.mixed<number | string>()
 
 /** The `audit` section (docs/audit.md). */
 export const auditSchema = yup.object({
-  'max-entries': yup.number().strict().integer().min(1).max(10_000_000).default(100_000),
+  'max-entries': yup.number().integer().min(1).max(10_000_000).default(100_000),
   file: yup.string().trim().min(1).optional(),
   'max-file-size': size(100 * MIB),
-  'max-files': yup.number().strict().integer().min(1).max(1000).default(5),
-  'include-registrations': yup.boolean().strict().default(false),
+  'max-files': yup.number().integer().min(1).max(1000).default(5),
+  'include-registrations': yup.boolean().default(false),
 }).exact(unknownKeys).default({});
 
 export interface AuditConfig {

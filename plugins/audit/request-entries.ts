@@ -81,7 +81,7 @@ export class RequestEntries {
       application,
       status,
       durationMs: arrival === undefined ? null : Math.round((this.#now() - arrival.at) * 10) / 10,
-      detail: proxied && body && BODY_WRITES.has(method) ? detailOf(body.text, body.bytes, this.options.sanitize()) : null,
+      detail: proxied && body && BODY_WRITES.has(method) && req.access?.refused !== true ? detailOf(body.text, body.bytes, this.options.sanitize()) : null,
     };
   }
 
