@@ -59,6 +59,8 @@ export interface RouteAccess {
 export interface AccessRequest {
   readonly method?: string | undefined;
   readonly params: Record<string, string>;
+  /** The request target as received (context path included, still percent-encoded). */
+  readonly originalUrl: string;
 }
 
 /**

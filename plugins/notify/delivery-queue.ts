@@ -212,9 +212,16 @@ export class DeliveryQueue {
       attempts,
       ...(reason !== undefined ? { reason: this.options.redact(reason) } : {}),
     };
-    this.options.stats.record(record);
+    this.options.stats.record(record, applicationsOf(notification));
     return record;
   }
+}
+
+/** The applications a notification is about (what decides who may see its delivery). */
+function applicationsOf(notification: Notification): string[] {
+  if (notification.kind === 'instance') return [notification.instance.name];
+  if (notification.kind === 'group') return [...new Set(notification.items.map((item) => item.instance.name))];
+  return [...new Set(notification.instances.map((instance) => instance.name))];
 }
 
 const isReminder = (notification: Notification) => notification.kind === 'instance' && notification.reminder > 0;

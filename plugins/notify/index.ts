@@ -1,4 +1,4 @@
-import { ALLOWED_HOSTS, definePlugin, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
+import { ALLOWED_HOSTS, definePlugin, scopeOf, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
 import { notifySchema, type NotifyConfig } from './config-schema.js';
 import { notifyApi } from './api-description.js';
 import { contributeNotifyMetrics } from './metrics.js';
@@ -28,7 +28,7 @@ export default definePlugin<NotifyConfig>({
   configSchema: notifySchema as unknown as ConfigSchema<NotifyConfig>,
   create(ctx: PluginContext<NotifyConfig>) {
     const service = new NotifyService(ctx);
-    ctx.http.route('GET', '/notifications', (_req, res) => ctx.http.sendJson(res, 200, service.status()), { action: 'notifications.read' });
+    ctx.http.route('GET', '/notifications', (req, res) => ctx.http.sendJson(res, 200, service.status(scopeOf(req))), { action: 'notifications.read' });
     if (ctx.config['filters-api']) filterRoutes(ctx.http, service.filters);
     notifyApi(ctx.services, ctx.config['filters-api']);
     contributeNotifyMetrics(ctx.services, service.stats);

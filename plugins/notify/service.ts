@@ -1,4 +1,4 @@
-import { EVENT_OUTBOX, LEASES, SHARED_STATE, messageOf, type PluginContext } from '../../core/plugin-api.js';
+import { ALL_APPLICATIONS, EVENT_OUTBOX, LEASES, SHARED_STATE, messageOf, type ApplicationScope, type PluginContext } from '../../core/plugin-api.js';
 import type { NotificationsStatus } from '../../core/domain/index.js';
 import { NOTIFICATION_CHANNEL, maskedUrl, type DeliveryTools, type NotificationChannel } from '../../core/kits/notify-channel/index.js';
 import type { NotifyConfig } from './config-schema.js';
@@ -116,7 +116,7 @@ export class NotifyService {
   }
 
   /** The body of `GET /notifications`: settings, then each channel with its counters and recent deliveries, secrets masked. */
-  status(): NotificationsStatus {
+  status(scope: ApplicationScope = ALL_APPLICATIONS): NotificationsStatus {
     const config = this.ctx.config;
     return {
       settings: {
@@ -151,9 +151,10 @@ export class NotifyService {
           superseded: stats.superseded,
           coalesced: stats.coalesced,
           dropped: stats.dropped,
-          lastDelivery: stats.lastDelivery,
-          lastFailure: stats.lastFailure,
-          recent: stats.recent,
+          // A caller granted some applications sees the deliveries about those alone.
+          lastDelivery: stats.visible(stats.lastDelivery, scope) ? stats.lastDelivery : null,
+          lastFailure: stats.visible(stats.lastFailure, scope) ? stats.lastFailure : null,
+          recent: scope.all ? stats.recent : stats.recent.filter((entry) => stats.visible(entry, scope)),
         };
       }),
     };
