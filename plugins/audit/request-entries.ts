@@ -15,6 +15,8 @@ const MAX_PATH = 2048;
 /** What the audit plugin notes on a request when it arrives, for its entry when it ends. */
 interface Arrival {
   readonly at: number;
+  /** Taken on arrival: once the response is done the socket may already be gone. */
+  readonly address: string | null;
   readonly body?: BodySample;
 }
 const ARRIVAL = Symbol('vigil.audit.arrival');
@@ -47,7 +49,9 @@ export class RequestEntries {
     const method = req.method ?? 'GET';
     // Only what may be a proxied write pays for the tap; the route decides later whether it was one.
     const body = BODY_WRITES.has(method) && req.path.includes('/actuator') ? new BodySample(req) : undefined;
-    (req as Noted)[ARRIVAL] = body ? { at: this.#now(), body } : { at: this.#now() };
+    const at = this.#now();
+    const address = addressOf(req);
+    (req as Noted)[ARRIVAL] = body ? { at, address, body } : { at, address };
   }
 
   /** The entry for a finished request, or undefined when the trail does not keep it. */
@@ -55,7 +59,9 @@ export class RequestEntries {
     const method = req.method ?? 'GET';
     const status = res.headersSent ? res.statusCode : null;
     const principal = req.principal;
-    if (status === 401) return this.#failedSignIn(req, method);
+    const arrival = (req as Noted)[ARRIVAL];
+    const address = arrival?.address ?? addressOf(req);
+    if (status === 401) return this.#failedSignIn(req, method, address);
     const proxied = req.route !== undefined && PROXY_ROUTES.has(req.route);
     const action = req.access?.action;
     const refused = status === 403;
@@ -65,7 +71,6 @@ export class RequestEntries {
     // Sign-in pages: what they do is recorded as sign-ins and sign-outs, by the plugin that does it.
     if (!refused && action === 'public') return undefined;
     if (!refused && this.#isRegistration(req, method, principal)) return undefined;
-    const arrival = (req as Noted)[ARRIVAL];
     const params = req.params ?? {};
     const instance = params.id ?? null;
     const application = params.name ?? (instance === null ? null : this.options.registry.get(instance)?.registration?.name ?? null);
@@ -73,7 +78,7 @@ export class RequestEntries {
     return {
       timestamp: new Date().toISOString(),
       actor: actorOf(principal),
-      address: addressOf(req),
+      address,
       action: action ?? `${method} ${req.route ?? 'no route'}`,
       method,
       path: req.path.length > MAX_PATH ? `${req.path.slice(0, MAX_PATH)}…` : req.path,
@@ -92,11 +97,10 @@ export class RequestEntries {
   }
 
   /** A 401 to a request that sent credentials: a failed sign-in, recorded once a minute per address and user. */
-  #failedSignIn(req: VigilRequest, method: string): AuditRecord | undefined {
+  #failedSignIn(req: VigilRequest, method: string, address: string | null): AuditRecord | undefined {
     const authorization = req.headers.authorization;
     if (authorization === undefined) return undefined;
     const user = claimedUser(authorization);
-    const address = addressOf(req);
     const failures = this.options.failedSignIns.note(address ?? 'unknown', user);
     if (failures === undefined) return undefined;
     return {
