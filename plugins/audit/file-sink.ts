@@ -21,9 +21,7 @@ export class FileSink {
     const line = `${JSON.stringify(entry)}\n`;
     return new Promise<void>((resolve, reject) => {
       this.#pending.push({ line, done: (error) => (error === undefined ? resolve() : reject(error)) });
-      this.#flushing ??= this.#flush().finally(() => {
-        this.#flushing = undefined;
-      });
+      this.#flushing ??= this.#flush();
     });
   }
 
@@ -48,32 +46,36 @@ export class FileSink {
         for (const item of batch) item.done(error);
       }
     }
+    // Cleared here, in the same step as the last check of the queue: a write queued after this starts a new flush.
+    this.#flushing = undefined;
   }
 
+  /** Writes lines in order, as few writes as the size limit allows: a line that does not fit in a non-empty file begins the next one. */
   async #writeBatch(lines: string[]): Promise<void> {
-    let text = lines.join('');
-    let bytes = Buffer.byteLength(text);
-    if (this.#handle && this.#size > 0 && this.#size + bytes > this.maxSize) {
-      // Lines that fit still go into this file, in order; the rest start the next one.
-      let fit = 0;
-      let fitBytes = 0;
-      while (fit < lines.length && this.#size + fitBytes + Buffer.byteLength(lines[fit]!) <= this.maxSize) fitBytes += Buffer.byteLength(lines[fit++]!);
-      if (fit > 0) await this.#append(lines.slice(0, fit).join(''), fitBytes);
-      await this.#rotate();
-      text = lines.slice(fit).join('');
-      bytes = Buffer.byteLength(text);
+    await this.#open();
+    let run = '';
+    let runBytes = 0;
+    for (const line of lines) {
+      const bytes = Buffer.byteLength(line);
+      if (this.#size + runBytes > 0 && this.#size + runBytes + bytes > this.maxSize) {
+        if (runBytes > 0) await this.#append(run, runBytes);
+        run = '';
+        runBytes = 0;
+        if (this.#size > 0) await this.#rotate();
+      }
+      run += line;
+      runBytes += bytes;
     }
-    await this.#append(text, bytes);
+    if (runBytes > 0) await this.#append(run, runBytes);
+  }
+
+  async #open(): Promise<void> {
+    if (this.#handle) return;
+    this.#handle = await open(this.path, 'a', 0o640);
+    this.#size = (await this.#handle.stat()).size;
   }
 
   async #append(text: string, bytes: number): Promise<void> {
-    if (!this.#handle) {
-      this.#handle = await open(this.path, 'a', 0o640);
-      this.#size = (await this.#handle.stat()).size;
-      if (this.#size > 0 && this.#size + bytes > this.maxSize) {
-        await this.#rotate();
-      }
-    }
     await this.#handle!.write(text);
     this.#size += bytes;
   }
