@@ -208,3 +208,14 @@ for _, key in ipairs(keys) do
 end
 return result
 `);
+
+/**
+ * Appends to a shared log: the next position and the value, in one step, so positions follow the
+ * order of appends whatever node makes them. Trimmed to about `keep` entries (`~`: cheap, whole nodes).
+ * KEYS: stream, counter. ARGV: value, keep. Returns the position.
+ */
+export const LOG_APPEND = new Script('log-append', `
+local position = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '0-' .. position, 'v', ARGV[1])
+return position
+`);
