@@ -1,6 +1,7 @@
 import {
   METRICS, SHARED_STATE, definePlugin, type ConfigSchema, type PluginContext, type Principal, type SharedLog,
 } from '../../core/plugin-api.js';
+import { auditApi } from './api-description.js';
 import { auditSchema, type AuditConfig } from './config.js';
 import { sanitizePatterns } from './detail.js';
 import { CONFIG_RELOAD, SIGN_IN, SIGN_IN_FAILED, SIGN_OUT, SYSTEM, type AuditRecord } from './entry.js';
@@ -76,6 +77,7 @@ export default definePlugin<AuditConfig>({
       collect: () => [{ value: trail.failures }],
     });
     auditRoutes(ctx as PluginContext<unknown>, trail);
+    auditApi(ctx.services);
 
     let timer: NodeJS.Timeout | undefined;
     return {
