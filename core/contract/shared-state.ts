@@ -19,10 +19,11 @@ export interface SharedMap {
 /**
  * An append-only log shared by every node, keeping about the newest `keep` values: for a trail
  * every node must show whole (the audit trail). Each value gets a position (1, 2, 3...) in the
- * order values were appended, whichever node appended them.
+ * order values were appended, whichever node appended them: an increasing whole number (at most
+ * 16 digits), not necessarily consecutive, that keeps increasing even after the store lost its data.
  */
 export interface SharedLog {
-  /** Appends `value`; resolves with its position. */
+  /** Appends `value`; resolves with its position (greater than every position before it). */
   append(value: string): Promise<number>;
   /** Up to `count` values appended after position `after`, oldest first. */
   after(after: number, count: number): Promise<{ readonly position: number; readonly value: string }[]>;

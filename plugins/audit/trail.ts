@@ -19,7 +19,7 @@ export class AuditTrail {
   readonly memory: MemoryTrail;
   readonly #listeners = new Set<EntryListener>();
   readonly #warning: OccasionalWarning;
-  #nextId = 1;
+  #lastId = 0;
   #failures = 0;
   #pulling: Promise<void> | undefined;
   #pullAgain = false;
@@ -58,7 +58,10 @@ export class AuditTrail {
   /** Records an entry; the returned promise settles once it is kept everywhere it can be (tests and shutdown wait on it). */
   record(entry: AuditRecord): Promise<void> {
     if (this.shared) return this.#recordShared(entry);
-    const numbered: AuditEntry = { id: this.#nextId++, ...entry };
+    // Microseconds since the epoch, or one more than the last: ids keep growing across restarts,
+    // so a stream resumed after one never takes new entries for ones it has seen.
+    this.#lastId = Math.max(Date.now() * 1000, this.#lastId + 1);
+    const numbered: AuditEntry = { id: this.#lastId, ...entry };
     this.#take(numbered);
     return this.#toFile(numbered);
   }

@@ -39,7 +39,7 @@ export class RedisSharedState implements SharedState {
     const stream = keys.log(name);
     const counter = keys.logPosition(name);
     return {
-      append: async (value) => Number(await link.run('log append', (client) => LOG_APPEND.run<number>(client, [stream, counter], [value, keep]))),
+      append: async (value) => Number(await link.run('log append', (client) => LOG_APPEND.run<string>(client, [stream, counter], [value, keep]))),
       after: async (after, count) => {
         const entries = await link.run('log read', (client) => client.sendCommand<[string, string[]][]>(['XRANGE', stream, `(0-${after}`, '+', 'COUNT', String(count)]));
         return entries.map(([id, fields]) => ({ position: Number(id.slice(2)), value: fields[1] ?? '' }));

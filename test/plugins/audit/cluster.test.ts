@@ -1,4 +1,5 @@
 import * as assert from 'uvu/assert';
+import { createClient } from 'redis';
 import { call, eventually } from '../../support/http.js';
 import type { Daemon } from '../../support/daemon-process.js';
 import { startRedis, type RedisProcess } from '../../support/redis-server.js';
@@ -54,6 +55,22 @@ test('a node started later loads the cluster\'s trail', async () => {
   nodes.push(late);
   assert.equal(await trailOf(late), await trailOf(n1));
   assert.is((await trailOf(late)).length, 2);
+});
+
+test('after Redis lost its data, new entries still reach every node, with greater ids', async () => {
+  const [n1, n2] = nodes as [Daemon, Daemon];
+  const before = (await trailOf(n2))[0]!.id;
+  const client = createClient({ url: redis!.url });
+  await client.connect();
+  await client.flushAll();
+  await client.quit();
+  await eventually(async () => (await call('POST', `${n1.url}/applications`)).status === 200, 'n1 takes writes again');
+  const after = await eventually(async () => {
+    const newest = (await trailOf(n2))[0]!;
+    return newest.id !== before ? newest : undefined;
+  }, 'the new entry on n2');
+  assert.ok(after.id > before, `${after.id} > ${before}`);
+  assert.is(after.action, 'applications.refresh');
 });
 
 test.run();
