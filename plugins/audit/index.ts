@@ -45,7 +45,6 @@ export default definePlugin<AuditConfig>({
       void trail.record(entry);
     };
     const entries = new RequestEntries({
-      contextPath: ctx.http.contextPath,
       registry: ctx.registry,
       failedSignIns: new FailedSignIns(),
       includeRegistrations: () => config()['include-registrations'],

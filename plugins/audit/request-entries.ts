@@ -23,7 +23,6 @@ const ARRIVAL = Symbol('vigil.audit.arrival');
 type Noted = VigilRequest & { [ARRIVAL]?: Arrival };
 
 export interface RequestEntriesOptions {
-  readonly contextPath: string;
   readonly registry: Registry;
   readonly failedSignIns: FailedSignIns;
   /** `audit.include-registrations`. */

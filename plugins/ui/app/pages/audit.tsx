@@ -64,7 +64,15 @@ export function AuditPage() {
 export function RecentActions({ instance }: { instance: string }) {
   const [entries, setEntries] = useState<readonly AuditEntry[] | null>(null);
   useEffect(() => {
-    getJson<AuditEntry[]>(`/audit${auditQuery({ instance }, 20)}`).then(setEntries, () => setEntries(null));
+    let gone = false;
+    void mayReadAudit().then(async (may) => {
+      if (!may) return;
+      const found = await getJson<AuditEntry[]>(`/audit${auditQuery({ instance }, 20)}`);
+      if (!gone) setEntries(found);
+    }).catch(() => undefined);
+    return () => {
+      gone = true;
+    };
   }, [instance]);
   if (entries === null) return null;
   return (
@@ -75,12 +83,18 @@ export function RecentActions({ instance }: { instance: string }) {
   );
 }
 
-/** Whether the caller may read the audit trail (the plugin is loaded and the caller is an admin). */
-export async function mayReadAudit(): Promise<boolean> {
-  try {
-    await getJson<unknown>('/audit?limit=1');
-    return true;
-  } catch {
-    return false;
-  }
+let mayRead: Promise<boolean> | undefined;
+
+/**
+ * Whether the caller may read the audit trail: the plugin is loaded (the session names its path)
+ * and the caller holds `admin` (its grants). Asked once per page load, without a request that
+ * could be refused.
+ */
+export function mayReadAudit(): Promise<boolean> {
+  return (mayRead ??= (async () => {
+    const session = await getJson<{ audit?: string | null }>('/ui/session');
+    if (!session.audit) return false;
+    const me = await getJson<{ grants: readonly { role: string }[] }>('/access/me');
+    return me.grants.some((grant) => grant.role === 'admin');
+  })().catch(() => false));
 }
