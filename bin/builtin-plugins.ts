@@ -21,6 +21,7 @@ export const builtinPlugins: BuiltinPlugins = {
   cors: { section: 'cors', load: () => load(import('../plugins/cors/index.js')) },
   'basic-auth': { section: 'basic-auth', commands: ['hash-password'], load: () => load(import('../plugins/basic-auth/index.js')) },
   oidc: { section: 'oidc', load: () => load(import('../plugins/oidc/index.js')) },
+  audit: { section: 'audit', load: () => load(import('../plugins/audit/index.js')) },
   ui: { section: null, load: () => load(import('../plugins/ui/index.js')) },
   'cluster-redis': { section: 'cluster-redis', load: () => load(import('../plugins/cluster-redis/index.js')) },
   probes: { section: null, load: () => load(import('../plugins/probes/index.js')) },

@@ -1,5 +1,6 @@
 import { Fifo } from './fifo.js';
 import type { Instance, InstanceEvent } from './store/types.js';
+import type { Principal } from './contract/principal.js';
 
 /** What `instance.changed` carries: the recorded event and the instance before and after it. */
 export interface InstanceChange {
@@ -36,6 +37,14 @@ export interface BusEvents {
    * which its instances may have gone unchecked: checks that fell due since then are made at once.
    */
   'instances.ownership-changed': { readonly lostContactSince?: number };
+  /** A person began a session (single sign-on), from `address`: for the audit trail. */
+  'principal.signed-in': { readonly principal: Principal; readonly address: string | null };
+  /** A session was ended by its person (`POST /logout`). */
+  'principal.signed-out': { readonly principal: Principal; readonly address: string | null };
+  /** A sign-in through a session-making plugin failed (the provider refused, or the answer did not check out). */
+  'principal.sign-in-failed': { readonly via: Principal['via']; readonly address: string | null; readonly user?: string; readonly reason: string };
+  /** The config was reloaded (SIGHUP): which keys applied, which need a restart, which a plugin refused. Never values. */
+  'config.reloaded': { readonly applied: readonly string[]; readonly restart: readonly string[]; readonly failed: readonly string[] };
 }
 
 export type BusHandler<T> = (payload: T) => void | Promise<void>;

@@ -289,6 +289,7 @@ export class Kernel {
         report.failed.push(`${change.key}: ${messageOf(error)}`);
       }
     }
+    this.#bus.emit('config.reloaded', report);
     return report;
   }
 

@@ -69,7 +69,7 @@ export {
   type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
 } from './contract/instance-calls.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
-export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
+export { SHARED_STATE, type SharedLog, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
 export {
   METRICS,

@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { AUDIT_PROXY, runAuditProxy } from './audit-proxy.js';
 import { DAEMON_NODE_FLAGS, machine, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 20_000);
@@ -12,7 +13,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REQUESTS_PER_ROUND = 10;
 const CONCURRENCY = 64;
 const FILTER: FigureSpec = { name: 'access-filter-ratio', target: 1.0, kind: 'max' };
-export const figures = [FILTER];
+export const figures = [FILTER, AUDIT_PROXY];
 
 const ADMIN = `Basic ${Buffer.from('admin:bench-admin').toString('base64')}`;
 const SCOPED = `Basic ${Buffer.from('scoped:bench-scoped').toString('base64')}`;
@@ -24,7 +25,7 @@ const SCOPED = `Basic ${Buffer.from('scoped:bench-scoped').toString('base64')}`;
  * warm-up that also caches both users' password checks); the figure is the scoped caller's median
  * request time over the admin's. Only `rest-api` and `basic-auth` run; the health URLs are never called.
  */
-export async function run(): Promise<Figure[]> {
+async function runFilter(): Promise<Figure[]> {
   console.log(`access: ${machine()}; ${INSTANCES} instances in ${APPLICATIONS} applications, a caller granted ${GRANTED}`);
   const config = join(tmpdir(), `vigil-bench-access-${process.pid}.yaml`);
   const granted = Array.from({ length: GRANTED }, (_, n) => `app-${n}`);
@@ -95,4 +96,9 @@ async function registerFleet(url: string): Promise<void> {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Both access figures, then the audit trail's cost on proxied writes (bench/access/audit-proxy.ts). */
+export async function run(): Promise<Figure[]> {
+  return [...await runFilter(), await runAuditProxy()];
 }

@@ -8,7 +8,7 @@ import { machineRefusal } from './messages.js';
 /** What the decision point answers for one request. */
 export type Verdict =
   | { readonly kind: 'allow'; readonly decision: AccessDecision }
-  | { readonly kind: 'refuse'; readonly status: 403 | 404; readonly message: string };
+  | { readonly kind: 'refuse'; readonly status: 403 | 404; readonly message: string; readonly action: Action };
 
 /** How the decision point finds the application of an instance (the registry). */
 export type ApplicationOfInstance = (id: string) => string | undefined;
@@ -32,19 +32,19 @@ export function decide(policy: AccessPolicy, req: VigilRequest, access: RouteAcc
   // Anybody signed in may ask what it may do, even with no grant at all; machine credentials get only their paths.
   if (action === 'access.read' && !grants.some((grant) => MACHINE_ROLES.has(grant.role))) return { kind: 'allow', decision: { action, scope: policy.scopeOf(grants) } };
   const permitting = grants.filter((grant) => roleAllows(grant.role, action, elevated) && (exact || !MACHINE_ROLES.has(grant.role)));
-  if (permitting.length === 0) return { kind: 'refuse', status: 403, message: refusal(grants, action, elevated, contextPath, principal.name) };
+  if (permitting.length === 0) return { kind: 'refuse', status: 403, message: refusal(grants, action, elevated, contextPath, principal.name), action };
   const scope = policy.scopeOf(permitting);
-  if (access.target === undefined || scope.all) return { kind: 'allow', decision: { action, scope } };
+  if (access.target === undefined || scope.all) return { kind: 'allow', decision: { action, scope, elevated } };
   const target = access.target === 'instance' ? applicationOf(req.params.id ?? '') : req.params.name;
   // An unknown instance is the handler's to answer (404, or 204 for a DELETE of one held).
-  if (target === undefined || scope.allows(target)) return { kind: 'allow', decision: { action, scope } };
+  if (target === undefined || scope.allows(target)) return { kind: 'allow', decision: { action, scope, elevated } };
   // Seen but not to be touched: 403. Not seen at all: exactly as if it did not exist.
   if (policy.scopeOf(grants.filter((grant) => SEEING_ROLES.has(grant.role))).allows(target)) {
-    return { kind: 'refuse', status: 403, message: `action "${action}" is not permitted to ${principal.name} on application ${target}` };
+    return { kind: 'refuse', status: 403, message: `action "${action}" is not permitted to ${principal.name} on application ${target}`, action };
   }
   return access.target === 'instance'
-    ? { kind: 'refuse', status: 404, message: `instance ${req.params.id} not found` }
-    : { kind: 'refuse', status: 404, message: `application ${req.params.name} not found` };
+    ? { kind: 'refuse', status: 404, message: `instance ${req.params.id} not found`, action }
+    : { kind: 'refuse', status: 404, message: `application ${req.params.name} not found`, action };
 }
 
 /** A request no route matched: only callers who may read something learn that with a 404. */

@@ -78,6 +78,10 @@ export interface ApplicationScope {
 export interface AccessDecision {
   readonly action: Action;
   readonly scope: ApplicationScope;
+  /** True for a read of a sensitive endpoint, or a write of an admin one (what the audit trail records). */
+  readonly elevated?: boolean;
+  /** True when the check refused the request (403 or 404): the handler did not run. */
+  readonly refused?: boolean;
 }
 
 /** A grant: a role over applications (globs on the application name). */
@@ -97,3 +101,6 @@ export interface AccessMe {
 
 /** Sees every application: unrestricted requests, and callers granted `*`. */
 export const ALL_APPLICATIONS: ApplicationScope = Object.freeze({ all: true, allows: () => true });
+
+/** Sees nothing: the scope of a refused request. */
+export const NO_APPLICATIONS: ApplicationScope = Object.freeze({ all: false, allows: () => false });

@@ -10,6 +10,7 @@ import type { HostRefusal } from './allowed-hosts.js';
 import { OccasionalWarning } from '../occasional-warning.js';
 import { decide, mayMissRoutes, refusal, type ApplicationOfInstance } from '../access/decide.js';
 import type { AccessPolicy } from '../access/policy.js';
+import { NO_APPLICATIONS } from '../contract/access.js';
 
 /** What the router asks before every handler: the access policy now, and where instances live. */
 export interface AccessCheck {
@@ -129,6 +130,8 @@ export class Router {
           const verdict = decide(access.policy(), request, route.options, access.applicationOf, this.contextPath, exactMatch(segments, request.path));
           if (verdict.kind === 'refuse') {
             this.log.debug(`${verdict.status} for ${req.method} ${request.path}: ${verdict.message}`);
+            // What was refused, for whoever observes the response (the audit trail); the handler never sees it.
+            request.access = { action: verdict.action, scope: NO_APPLICATIONS, refused: true };
             return this.sendError(request, res, verdict.status, verdict.message);
           }
           request.access = verdict.decision;

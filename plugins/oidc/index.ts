@@ -48,7 +48,7 @@ export function createOidcPlugin(options: OidcPluginOptions = {}): VigilPlugin<O
       const cookiePath = cookiePathOf(config['base-url'], contextPath);
       const secure = config['base-url'].startsWith('https:');
       const runtime: OidcRuntime = {
-        config, contextPath, provider, claims, now, log: ctx.log, http: ctx.http,
+        config, contextPath, provider, claims, now, log: ctx.log, http: ctx.http, bus: ctx.bus,
         sessions: new SessionKeeper(store, provider, claims, streams, ctx.log, now),
         streams,
         cookie: { path: cookiePath, secure },

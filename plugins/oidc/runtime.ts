@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { HttpRoutes, Logger, VigilRequest } from '../../core/plugin-api.js';
+import type { HttpRoutes, Logger, PluginBus, VigilRequest } from '../../core/plugin-api.js';
 import type { OidcConfig } from './config.js';
 import type { CookieScope } from './cookies.js';
 import type { ClaimReader } from './identity.js';
@@ -30,6 +30,15 @@ export interface OidcRuntime {
   readonly http: Pick<HttpRoutes, 'sendError' | 'sendJson'>;
   readonly log: Logger;
   readonly now: () => number;
+  /** Where sign-ins and sign-outs are told (the audit trail listens). */
+  readonly bus: Pick<PluginBus, 'emit'>;
+}
+
+/** The peer's address, an IPv4-mapped one as plain IPv4 (what sign-in events name). */
+export function peerOf(req: VigilRequest): string | null {
+  const address = req.socket?.remoteAddress;
+  if (address === undefined) return null;
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
 /** Whether the client asked for a page (a browser) rather than JSON. */

@@ -5,7 +5,7 @@ import { LOGIN_COOKIE, SESSION_COOKIE, appendCookie, clearCookie, cookieOf, setC
 import { ATTEMPT_TTL_MS, MAX_ATTEMPT_COOKIE, decodeAttempt, encodeAttempt } from './login-attempt.js';
 import { describe, isUnreachable } from './provider.js';
 import { publicBase, returnPath, type PublicBase } from './public-url.js';
-import { CALLBACK_PATH, redirect, refuse, type OidcRuntime } from './runtime.js';
+import { CALLBACK_PATH, peerOf, redirect, refuse, type OidcRuntime } from './runtime.js';
 import { isSecretId } from './sealed.js';
 
 /** The query string of a request target, `?` included, or ''. */
@@ -78,11 +78,13 @@ export async function callback(rt: OidcRuntime, req: VigilRequest, res: ServerRe
   }
   appendCookie(res, setCookie(SESSION_COOKIE, session.id, rt.cookie));
   rt.log.info(`${session.record.name} signed in`, { groups: session.record.groups.length });
+  rt.bus.emit('principal.signed-in', { principal: { name: session.record.name, kind: 'user', via: 'oidc', groups: session.record.groups }, address: peerOf(req) });
   redirect(res, `${base.prefix}${attempt.returnTo}`);
 }
 
 /** Answers a failed callback: what kind of failure, in words a person can act on; details in the log only. */
 function failed(rt: OidcRuntime, req: VigilRequest, res: ServerResponse, error: unknown, prefix: string): void {
+  rt.bus.emit('principal.sign-in-failed', { via: 'oidc', address: peerOf(req), reason: error instanceof client.AuthorizationResponseError ? 'refused by the identity provider' : 'the sign-in did not complete' });
   if (error instanceof client.AuthorizationResponseError) {
     rt.log.info(`sign-in refused by the identity provider: ${describe(error)}`);
     const code = /^[a-z_]{1,64}$/.test(error.error) ? ` (${error.error})` : '';

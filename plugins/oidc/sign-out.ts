@@ -3,7 +3,7 @@ import type { VigilRequest } from '../../core/plugin-api.js';
 import { SESSION_COOKIE, appendCookie, clearCookie, cookieOf } from './cookies.js';
 import { sendPage } from './pages.js';
 import { publicBase } from './public-url.js';
-import { LOGIN_PATH, SIGNED_OUT_PATH, redirect, wantsHtml, type OidcRuntime } from './runtime.js';
+import { LOGIN_PATH, SIGNED_OUT_PATH, peerOf, redirect, wantsHtml, type OidcRuntime } from './runtime.js';
 import { isSecretId } from './sealed.js';
 
 /**
@@ -25,6 +25,7 @@ export async function logout(rt: OidcRuntime, req: VigilRequest, res: ServerResp
     idToken = session?.record.idToken;
     name = session?.record.name;
     await rt.sessions.end(id);
+    if (session) rt.bus.emit('principal.signed-out', { principal: { name: session.record.name, kind: 'user', via: 'oidc', groups: session.record.groups }, address: peerOf(req) });
   }
   appendCookie(res, clearCookie(SESSION_COOKIE, rt.cookie));
   const base = publicBase(req, rt.config['base-url'], rt.contextPath);

@@ -29,8 +29,8 @@ export function uiApi(services: Services): void {
           responses: {
             200: {
               description: 'The signed-in principal (null names without authentication)',
-              content: { 'application/json': { schema: { type: 'object', required: ['name', 'via', 'signIn', 'signOut'], properties: {
-                name: { type: ['string', 'null'] }, via: { type: ['string', 'null'] }, signIn: { type: ['string', 'null'] }, signOut: { type: ['string', 'null'] },
+              content: { 'application/json': { schema: { type: 'object', required: ['name', 'via', 'signIn', 'signOut', 'audit'], properties: {
+                name: { type: ['string', 'null'] }, via: { type: ['string', 'null'] }, signIn: { type: ['string', 'null'] }, signOut: { type: ['string', 'null'] }, audit: { type: ['string', 'null'], description: 'GET /audit when the audit trail is loaded' },
               } } } },
             },
             default: ERROR_RESPONSE,

@@ -10,6 +10,8 @@ export interface SessionInfo {
   readonly signIn: string | null;
   /** Where to POST to sign out, when a plugin serves it (`/logout`); null when there is no signing out (HTTP Basic). */
   readonly signOut: string | null;
+  /** `GET /audit` when the audit trail is loaded (`audit`); null otherwise. Who may read it, `GET /access/me` tells. */
+  readonly audit: string | null;
 }
 
 /**
@@ -18,13 +20,13 @@ export interface SessionInfo {
  * some plugin registered them. Under the dashboard's prefix: it is the dashboard's, not an API.
  */
 export function sessionRoute(http: HttpRoutes): void {
-  let paths: { signIn: string | null; signOut: string | null } | undefined;
+  let paths: { signIn: string | null; signOut: string | null; audit: string | null } | undefined;
   // Read at the first request: every plugin has registered its routes by then.
   const pathsOf = () => {
     if (paths) return paths;
     const routes = http.routes();
     const has = (method: string, path: string) => routes.some((route) => route.method === method && route.path === `${http.contextPath}${path}`);
-    paths = { signIn: has('GET', '/login') ? '/login' : null, signOut: has('POST', '/logout') ? '/logout' : null };
+    paths = { signIn: has('GET', '/login') ? '/login' : null, signOut: has('POST', '/logout') ? '/logout' : null, audit: has('GET', '/audit') ? '/audit' : null };
     return paths;
   };
   http.route('GET', `/${ASSET_PREFIX}/session`, (req, res) => {

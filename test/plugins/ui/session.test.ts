@@ -13,9 +13,9 @@ test('ui/session: nobody without authentication; the basic-auth user, with neith
     const nobody = await call('GET', `${open.url}/ui/session`, { headers: { accept: 'application/json' } });
     assert.is(nobody.status, 200);
     assert.is(nobody.headers.get('cache-control'), 'no-store');
-    assert.equal(nobody.json, { name: null, via: null, signIn: null, signOut: null });
+    assert.equal(nobody.json, { name: null, via: null, signIn: null, signOut: null, audit: null });
     const admin = await call('GET', `${basic.url}/ui/session`, { headers: { accept: 'application/json', authorization } });
-    assert.equal(admin.json, { name: 'admin', via: 'basic', signIn: null, signOut: null });
+    assert.equal(admin.json, { name: 'admin', via: 'basic', signIn: null, signOut: null, audit: null });
     assert.is((await call('GET', `${basic.url}/ui/session`)).status, 401);
   } finally {
     await open.stop();
