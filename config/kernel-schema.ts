@@ -3,6 +3,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SANITIZE } from './defaults.js';
 import { parseCidr } from '../core/outbound/cidr.js';
 import { isHostPattern } from '../core/http/allowed-hosts.js';
 import { duration } from './duration.js';
+import { ROLES } from '../core/contract/access.js';
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 const LOG_FORMATS = ['text', 'json'] as const;
@@ -30,6 +31,25 @@ const regex = yup.string().test('regex', '${path} is not a valid regular express
 
 const cidr = yup.string().trim().required()
   .test('cidr', '${path} must be an IP address or a CIDR such as 10.0.0.0/8 (got ${value})', (value) => parseCidr(value) !== undefined);
+
+const endpointIds = (fallback: string[]) => yup.array(yup.string().trim().min(1).required()).default(fallback);
+const SUBJECT = /^(user|group|token):.+$/s;
+
+/** `access.grants[]`: a role over applications, for subjects (see docs/access.md). */
+const grant = yup.object({
+  subjects: yup.array(yup.string().trim().required()
+    .test('subject', '${path} must be user:NAME, group:NAME, token:NAME or "*" (got ${value})', (value) => value === '*' || SUBJECT.test(value)))
+    .min(1).required(),
+  role: yup.string().oneOf(ROLES).required(),
+  applications: yup.array(yup.string().trim().min(1).required()).min(1).default(['*']),
+}).exact(unknownKeys);
+
+/** `access`: who may do what to which applications. Absent: every signed-in caller is admin, as before it existed. */
+const access = yup.object({
+  grants: yup.array(grant).default([]),
+  'sensitive-endpoints': endpointIds(['heapdump']),
+  'admin-endpoints': endpointIds(['shutdown']),
+}).exact(unknownKeys).optional().default(undefined);
 
 const credentials = yup.object({
   'user-name': yup.string().nullable().default(null),
@@ -87,6 +107,7 @@ export const kernelSchema = yup.object({
     'allowed-hosts': yup.array(yup.string().trim().required()
       .test('host', '${path} must be a host name, *.domain, an IP address or * (no scheme, no port; got ${value})', (value) => isHostPattern(value))).default([]),
   }).exact(unknownKeys).default({}),
+  access,
   'plugin-timeout': duration().min(1).default(10_000),
   'shutdown-timeout': duration().min(100).max(60_000).default(4_500),
 }).noUnknown(false);

@@ -34,6 +34,9 @@ import { runSeqBase } from './store/seq-base.js';
 import { replaceableJsonViews } from './store/json-view.js';
 import { planReload, type ReloadReport } from './reload.js';
 import { InstanceRegistry } from './store/registry.js';
+import { AccessPolicy } from './access/policy.js';
+import { accessMeRoute } from './access/me-route.js';
+import { accessApi } from './access/api-description.js';
 
 export type Phase = 'stopped' | 'starting' | 'started' | 'stopping';
 
@@ -68,6 +71,8 @@ export class Kernel {
   readonly #bus: EventBus;
   readonly #services: Services;
   readonly #serviceRegistry: ServiceRegistry;
+  /** The `access` section in effect (replaced on reload). */
+  #access: AccessPolicy;
 
   /** What happens when a plugin asks to exit: set by the embedder (main: stop, then exit); stopping by default. */
   #onExitRequest: (exitCode: number) => void = () => {
@@ -94,6 +99,11 @@ export class Kernel {
       // Asked when the first call goes out: by then the port is bound and a plugin may have named the node.
       userAgent: () => `Vigil/${vigilVersion()} (node ${kernelServices.use(NODE_ID) ?? `${hostname()}:${this.#boundPort ?? prepared.settings.port}`})`,
     });
+    // Every route of every plugin is checked against the caller's grants before its handler runs.
+    this.#access = new AccessPolicy(prepared.settings.access);
+    this.#router.checkAccess({ policy: () => this.#access, applicationOf: (id) => this.#registry.get(id)?.registration?.name });
+    accessMeRoute(this.#router, () => this.#access);
+    accessApi(kernelServices);
     const ranks = new Map(prepared.plugins.map((item) => [item.plugin.name, item.rank]));
     for (const item of prepared.plugins) this.#configs.set(item.plugin.name, { config: item.config, rank: item.rank });
     // The phase is the kernel's own readiness: not ready while starting or stopping.
@@ -255,6 +265,7 @@ export class Kernel {
     const settings: Record<string, unknown> = { ...this.#settings };
     for (const key of plan.kernel) {
       if (key === 'log-level') this.#log.setLevel?.(next.settings['log-level']);
+      if (key === 'access') this.#access = new AccessPolicy(next.settings.access);
       if (key === 'metadata-keys-to-sanitize') this.#views.replace(next.settings['metadata-keys-to-sanitize']);
       if (key === 'server') {
         this.#limits?.apply(limitsOf(next.settings));
@@ -278,6 +289,7 @@ export class Kernel {
         report.failed.push(`${change.key}: ${messageOf(error)}`);
       }
     }
+    this.#bus.emit('config.reloaded', report);
     return report;
   }
 

@@ -31,6 +31,8 @@ import type { Application, DaemonAbout, Instance, InstanceEvent, Registration } 
 import type { Command } from './store/commands.js';
 import type { JsonViews } from './store/json-view.js';
 import type { ConfigSchema } from '../config/validate.js';
+import type { Principal } from './contract/principal.js';
+import type { AccessDecision, RouteAccess } from './contract/access.js';
 
 // The types this contract names, from the files that declare them. What an instance, an event
 // or an application is lives in `vigil/domain`; what an event log must do, in `vigil/event-log`.
@@ -57,6 +59,8 @@ export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
 export { Fifo } from './fifo.js';
 export { OccasionalWarning } from './occasional-warning.js';
 export { vigilVersion } from './version.js';
+/** "Did you mean": the known name a typo most likely meant, as the config's own errors say it. */
+export { nearestName } from '../config/suggest.js';
 
 // The service tokens, one declaration each in core/contract/.
 export { defineToken, type ServiceToken } from './contract/tokens.js';
@@ -65,7 +69,7 @@ export {
   type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
 } from './contract/instance-calls.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
-export { SHARED_STATE, type SharedMap, type SharedState } from './contract/shared-state.js';
+export { SHARED_STATE, type SharedLog, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
 export {
   METRICS,
@@ -77,6 +81,12 @@ export {
   type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
 } from './contract/api-description.js';
 export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
+export type { Principal } from './contract/principal.js';
+export {
+  ACTIONS, ALL_APPLICATIONS, ROLES, type AccessDecision, type AccessGrant, type AccessMe, type AccessRequest, type Action, type ApplicationScope,
+  type Role, type RouteAccess,
+} from './contract/access.js';
+export { EventApplications, scopeOf } from './access/event-scope.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
@@ -125,6 +135,19 @@ export interface VigilPlugin<Config = unknown> {
    * map, so the CLI imports only the plugin whose command was asked for.
    */
   readonly commands?: Readonly<Record<string, PluginCommand>>;
+  /**
+   * Checks this plugin's validated section against the other loaded plugins' (`notify`: each
+   * route names a channel target that exists). Called by `--check-config` and at every load and
+   * reload, once every section is valid: `problems` refuse the config, `warnings` are printed.
+   */
+  crossCheck?(config: Config, loaded: readonly LoadedSection[]): { readonly problems: readonly string[]; readonly warnings: readonly string[] };
+}
+
+/** A loaded plugin as `crossCheck` sees it: its name, dependencies and validated section. */
+export interface LoadedSection {
+  readonly name: string;
+  readonly dependencies: readonly string[];
+  readonly config: unknown;
 }
 
 /** What `create` returns: the rest of one plugin instance's life. Every member is optional. */
@@ -239,8 +262,9 @@ export interface PluginBus {
  * the event log (`EVENT_LOG`; in memory unless a plugin provides one) and resolve once this
  * node's snapshot holds the result, so a read right after a write on the same node sees it.
  * Every recorded event, whichever node wrote it, is applied in `seq` order and published on the
- * bus as `instance.changed`. The registry is ready once every plugin has set up: no plugin reads
- * or writes it at the setup step (in `create`). A write while the log cannot take it rejects with
+ * bus as `instance.changed`, in that order, once the writing call has returned (never inside it).
+ * The registry is ready once every plugin has set up: no plugin reads or writes it at the setup
+ * step (in `create`). A write while the log cannot take it rejects with
  * `StoreUnavailableError` and changes nothing.
  */
 export interface Registry {
@@ -304,6 +328,12 @@ export interface WriteOptions {
    * deregistration): the log refuses it with `StaleFenceError` once another node holds the lease.
    */
   readonly fence?: Fence;
+  /**
+   * Awaited once the write has decided it records something, before it is appended: the caller's
+   * throttle for writes that come in bursts (`turnSlot`). A write that records nothing, such as
+   * an equal heartbeat, never waits; one whose instance changed during the wait is decided again.
+   */
+  readonly turn?: () => Promise<void>;
 }
 
 /** The request a handler gets: Node's, plus what the router parsed. */
@@ -318,6 +348,13 @@ export interface VigilRequest extends IncomingMessage {
   originalUrl: string;
   /** Principal set by an auth hook, for logs. */
   user?: string;
+  /** Who is calling, once an authentication hook verified it (`user` then holds its name, for logs). */
+  principal?: Principal;
+  /**
+   * What the kernel's access check decided, set before the handler runs: the route's action, and
+   * the applications the caller may see with it (list routes show only those).
+   */
+  access?: AccessDecision;
   /**
    * The pattern of the route serving the request, as its plugin registered it (`/instances/:id`),
    * set when the route's handler is called. Bounded, unlike the path: what metrics label by.
@@ -329,7 +366,8 @@ export type RouteHandler = (req: VigilRequest, res: ServerResponse) => unknown;
 /** A hook runs before routes; it ends the response to stop the request, or returns to let it through. */
 export type Hook = (req: VigilRequest, res: ServerResponse) => unknown;
 
-export interface RouteOptions {
+/** What a route declares: when it is served (`accepts`), and its action for the access check (see `vigil/plugin`'s `RouteAccess`). */
+export interface RouteOptions extends RouteAccess {
   /**
    * Serve only requests whose `Accept` includes this media type (e.g. `text/event-stream`); other
    * requests fall through to routes without this option. Such routes are tried first.

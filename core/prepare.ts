@@ -121,6 +121,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     if (!knownKeys.has(key)) problems.push(`${key}: unknown key (not a kernel setting nor the section of a known plugin)${didYouMean(key, knownKeys)}`);
   }
 
+  if (problems.length === 0) crossCheck(prepared, problems, warnings);
   const { ordered, problems: orderProblems } = orderByDependencies(prepared);
   problems.push(...orderProblems);
   const reported = problems.filter((problem) => !derivedFromUnset(problem, unset));
@@ -149,4 +150,15 @@ function derivedFromUnset(problem: string, unset: readonly string[]): boolean {
   if (unset.length === 0 || problem.includes('environment variable')) return false;
   const path = problem.replace(/^plugin "[^"]*": /, '').split(': ')[0]!;
   return unset.some((key) => path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`));
+}
+
+/** Each plugin's `crossCheck` of its section against the others' (only once every section is valid). */
+function crossCheck(prepared: readonly PreparedPlugin[], problems: string[], warnings: string[]): void {
+  const loaded = prepared.map(({ plugin, config }) => ({ name: plugin.name, dependencies: plugin.dependencies ?? [], config }));
+  for (const { plugin, config } of prepared) {
+    if (!plugin.crossCheck) continue;
+    const result = plugin.crossCheck(config, loaded);
+    problems.push(...result.problems.map((problem) => `plugin "${plugin.name}": ${problem}`));
+    warnings.push(...result.warnings);
+  }
 }

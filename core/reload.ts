@@ -13,7 +13,7 @@ export interface ReloadReport {
 }
 
 /** Kernel keys applied while running; every other changed kernel key needs a restart. */
-export const RELOADABLE_KERNEL_KEYS = ['log-level', 'metadata-keys-to-sanitize', 'shutdown-timeout', 'server'] as const;
+export const RELOADABLE_KERNEL_KEYS = ['log-level', 'metadata-keys-to-sanitize', 'shutdown-timeout', 'server', 'access'] as const;
 
 /** One plugin section that differs from the running one. */
 export interface SectionChange {

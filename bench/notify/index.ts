@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ROUTED_BURST, ROUTED_LOST, runRouted } from './routed.js';
 import { DAEMON_NODE_FLAGS, machine, median, residentKb, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const INSTANCES = Number(process.env.BENCH_NOTIFY_INSTANCES ?? 2000);
@@ -15,7 +16,7 @@ const ROUND_TIMEOUT_MS = 30_000;
 const BURST: FigureSpec = { name: 'notify-burst-ms', target: 2000, kind: 'max', unit: 'ms' };
 const LOST: FigureSpec = { name: 'notify-lost', target: 0, kind: 'max' };
 const RSS: FigureSpec = { name: 'notify-rss-growth-mb', target: 32, kind: 'max', unit: 'MB' };
-export const figures = [BURST, LOST, RSS];
+export const figures = [BURST, LOST, RSS, ROUTED_BURST, ROUTED_LOST];
 
 /** The webhook receiver: counts distinct `webhook-id`s and notes when the last expected one arrived. */
 class Receiver {
@@ -58,6 +59,12 @@ class Receiver {
  * 2,000 fake health endpoints, so the figure is the notification path's and not the poller's.
  */
 export async function run(): Promise<Figure[]> {
+  const plain = await runPlain();
+  // Then the same burst through notify.routes to 20 targets (routed.ts).
+  return [...plain, ...await runRouted()];
+}
+
+async function runPlain(): Promise<Figure[]> {
   console.log(`notify: ${machine()}; ${INSTANCES} instances, ${ROUNDS} rounds`);
   const receiver = new Receiver();
   await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));

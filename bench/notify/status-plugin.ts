@@ -2,7 +2,7 @@ import { changeStatusCommand, definePlugin, HttpError } from '../../core/plugin-
 
 /**
  * A plugin for the notify benchmark only, loaded by path: `POST /bench/instances?count=N`
- * registers N instances in process, and `POST /bench/status?status=A,B` records a status change
+ * registers N instances in process (in 40 applications, `&applications=M`: in M), and `POST /bench/status?status=A,B` records a status change
  * of every instance at once (alternating through the statuses given; `&limit=N`: the first N), as a
  * monitor would after a fleet-wide event. It answers once every change is recorded.
  */
@@ -13,8 +13,10 @@ export default definePlugin({
     ctx.http.route('POST', '/bench/instances', async (req, res) => {
       const count = Number(req.query.count);
       if (!Number.isInteger(count) || count < 1) throw new HttpError(400, 'count must be a positive integer');
+      const applications = req.query.applications === undefined ? 40 : Number(req.query.applications);
+      if (!Number.isInteger(applications) || applications < 1) throw new HttpError(400, 'applications must be a positive integer');
       const ids = await Promise.all(Array.from({ length: count }, (_, n) => ctx.registry.register({
-        name: `app-${n % 40}`,
+        name: `app-${n % applications}`,
         healthUrl: `http://10.1.${Math.floor(n / 250)}.${n % 250}:8080/actuator/health`,
         managementUrl: `http://10.1.${Math.floor(n / 250)}.${n % 250}:8080/actuator`,
         serviceUrl: `http://10.1.${Math.floor(n / 250)}.${n % 250}:8080/`,

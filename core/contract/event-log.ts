@@ -30,8 +30,14 @@ export interface LogReceiver {
    * log read while writes went on) are left out: the log delivers them again through `event`.
    */
   load(snapshots: readonly Instance[], events: readonly InstanceEvent[], seqs: { readonly first: number; readonly last: number }): void;
-  /** One appended event, in `seq` order; an event already received (same `seq`) is ignored. */
-  event(event: InstanceEvent): void;
+  /**
+   * One appended event, in `seq` order; an event already received (same `seq`) is ignored. For
+   * an event this receiver's own `append` handed over, the log passes back the `change` it came
+   * with, when it can tell it is that one: the receiver then holds `change.after` instead of
+   * folding the event into its snapshot a second time. Without it (another node's event, or a
+   * log that cannot tell) the receiver folds the event itself.
+   */
+  event(event: InstanceEvent, change?: InstanceTransition): void;
   /** An instance's history was dropped (retention ran out, or the cap on deregistered instances): forget it. */
   dropped(id: string): void;
 }
@@ -62,7 +68,9 @@ export interface EventLog {
    * log. `change` is the instance before and after the event: logs keep the snapshot to reload
    * from, and the statuses for the outbox (`from`, `to`).
    * With a `fence`, the append is refused (`StaleFenceError`) unless the token is the lease's
-   * current one. Delivery to receivers may come before or after the promise settles.
+   * current one. Delivery to receivers may come before or after the promise settles, and may
+   * happen inside this call (the memory log delivers before it returns); the registry runs no
+   * subscriber from there: it publishes what it applied after the appender's call returned.
    */
   append(event: NewEvent, change: InstanceTransition, fence?: Fence): Promise<InstanceEvent>;
   /** Drops an instance's whole history (retention); with a fence, only while it is still current. */

@@ -17,6 +17,13 @@ export interface OutboxItem {
   readonly from: string;
   /** The status after it. */
   readonly to: string;
+  /**
+   * Whether this node still holds the item, asked right before each external effect (a delivery
+   * attempt): false once another node may have taken it over (this one was paused or cut off past
+   * its claim). Then the handler sends nothing more for it and rejects, and the item's new holder
+   * delivers it. Absent: always held (one process).
+   */
+  readonly held?: () => boolean;
 }
 
 /**

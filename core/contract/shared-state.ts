@@ -16,11 +16,29 @@ export interface SharedMap {
   entries(): Promise<[string, string][]>;
 }
 
+/**
+ * An append-only log shared by every node, keeping about the newest `keep` values: for a trail
+ * every node must show whole (the audit trail). Each value gets a position (1, 2, 3...) in the
+ * order values were appended, whichever node appended them: an increasing whole number (at most
+ * 16 digits), not necessarily consecutive, that keeps increasing even after the store lost its data.
+ */
+export interface SharedLog {
+  /** Appends `value`; resolves with its position (greater than every position before it). */
+  append(value: string): Promise<number>;
+  /** Up to `count` values appended after position `after`, oldest first. */
+  after(after: number, count: number): Promise<{ readonly position: number; readonly value: string }[]>;
+}
+
 export interface SharedState {
   /** The map called `name` (namespaced per plugin by convention: `notify.filters`). */
   map(name: string): SharedMap;
   /** The next value of the counter called `name`: 1, 2, 3... shared by every node. */
   next(name: string): Promise<number>;
+  /**
+   * The shared log called `name`, keeping about the newest `keep` values. Provided by clustering
+   * plugins only: one process alone has no one to share it with, and keeps its own trail.
+   */
+  log?(name: string, keep: number): SharedLog;
 }
 
 export const SHARED_STATE = defineToken<SharedState>('vigil.shared-state');

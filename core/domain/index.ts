@@ -18,6 +18,7 @@ export { parseRegistration, type HeldRegistrationOf } from '../store/registratio
 export { maskUrlPassword } from '../store/url-credentials.js';
 export { joinUrl } from './join-url.js';
 export { messageOf } from './message-of.js';
+export { globMatcher, globRegExpSource } from './glob.js';
 export type {
-  DaemonAbout, DeliveryRecord, FanOutResult, NotificationChannelStatus, NotificationFilter, NotificationsStatus, WireApplication, WireEvent,
+  DaemonAbout, DeliveryRecord, ExpectationStatus, FanOutResult, NotificationChannelStatus, NotificationFilter, NotificationsStatus, WireApplication, WireEvent,
 } from './wire.js';

@@ -61,7 +61,10 @@ export interface DeliveryRecord {
 
 /** One channel in `GET /notifications`: its settings, counters and recent deliveries (secrets masked). */
 export interface NotificationChannelStatus {
+  /** The target: `notify-slack` (the channel's default) or `notify-slack:payments`. */
   readonly name: string;
+  /** The channel plugin it belongs to (`notify-slack`). */
+  readonly channel: string;
   readonly target: string;
   readonly enabled: boolean;
   readonly on: readonly string[];
@@ -92,11 +95,36 @@ export interface NotificationsStatus {
     readonly reminderPeriod: number;
     readonly filtersApi: boolean;
     readonly maxFilters: number;
+    /** How many `notify.routes` there are; null without routes (every channel gets everything). */
+    readonly routes: number | null;
+    readonly maxMaintenance: number;
+    readonly expectationsForgetAfter: number;
     readonly perInstanceRate: { readonly count: number; readonly windowMs: number };
     readonly proxy: string | null;
   };
-  readonly pipeline: { readonly filtered: number; readonly held: number; readonly rateLimited: number; readonly summaries: number; readonly reminders: number };
+  readonly pipeline: {
+    readonly filtered: number; readonly held: number; readonly rateLimited: number; readonly inMaintenance: number;
+    /** Notifications no route matched: not sent. */
+    readonly unrouted: number;
+    readonly summaries: number; readonly reminders: number; readonly expectations: number;
+  };
   readonly channels: readonly NotificationChannelStatus[];
+  /** Each application a fleet expectation (`notify.expectations`) covers. */
+  readonly expectations: readonly ExpectationStatus[];
+}
+
+/** An application a fleet expectation covers, in `GET /notifications`. */
+export interface ExpectationStatus {
+  readonly application: string;
+  readonly minUp: number;
+  /** How long it may be short before it is announced, in ms. */
+  readonly for: number;
+  readonly up: number;
+  readonly total: number;
+  /** `below`: short for less than `for` (or held back by a maintenance window). */
+  readonly state: 'ok' | 'below' | 'degraded' | 'disappeared';
+  /** Since when it has been short, or null. */
+  readonly since: string | null;
 }
 
 /** A notification filter as SBA's API shows it: by instance id or by application name, with an optional expiry. */

@@ -8,6 +8,15 @@ import { messageOf } from '../errors.js';
 import { HttpError, errorBody } from './http-error.js';
 import type { HostRefusal } from './allowed-hosts.js';
 import { OccasionalWarning } from '../occasional-warning.js';
+import { decide, mayMissRoutes, refusal, type ApplicationOfInstance } from '../access/decide.js';
+import type { AccessPolicy } from '../access/policy.js';
+import { NO_APPLICATIONS } from '../contract/access.js';
+
+/** What the router asks before every handler: the access policy now, and where instances live. */
+export interface AccessCheck {
+  policy(): AccessPolicy;
+  readonly applicationOf: ApplicationOfInstance;
+}
 
 /** Decides which `Host` values are served (`AllowedHosts`). */
 export interface HostCheck {
@@ -39,6 +48,7 @@ export class Router {
   readonly #trusted: OriginTrust[] = [];
   readonly #observers: ResponseObserver[] = [];
   #sealed = false;
+  #access: AccessCheck | undefined;
 
   constructor(readonly contextPath: string, private readonly log: Logger) {}
 
@@ -47,6 +57,12 @@ export class Router {
     if (!path.startsWith('/')) throw new Error(`route path must start with "/": ${path}`);
     const full = `${this.contextPath}${path === '/' && this.contextPath ? '' : path}` || '/';
     this.#routes.push({ method, path: full, pattern: path, handler, options, order: this.#routes.length });
+  }
+
+  /** The access check every route goes through (the kernel's decision point); none in bare routers. */
+  checkAccess(check: AccessCheck): void {
+    this.#assertOpen();
+    this.#access = check;
   }
 
   /** Adds a listener told of every response once it is finished or its connection closed. */
@@ -80,7 +96,7 @@ export class Router {
     this.#sealed = true;
     const app: Polka = polka({
       onError: (error, req, res) => this.#onError(error, req as VigilRequest, res),
-      onNoMatch: (req, res) => this.sendError(req as VigilRequest, res, 404, `no route for ${req.method} ${req.path}`),
+      onNoMatch: (req, res) => this.#noMatch(req as VigilRequest, res),
     });
     // Before every hook and route, whatever plugins are loaded: a forged request must not even
     // reach authentication, where the browser would have added the operator's credentials.
@@ -100,13 +116,27 @@ export class Router {
       }
     }
     const sorted = [...this.#routes].sort(routeOrder);
+    const access = this.#access;
     for (const route of sorted) {
       const { accepts } = route.options;
       const { pattern } = route;
+      const segments = route.path.split('/');
       app.add(route.method, route.path, async (req: Request, res: ServerResponse, next: () => Promise<void> | void) => {
         if (accepts !== undefined && !acceptsExplicitly(req, accepts)) return next();
-        (req as VigilRequest).route = pattern;
-        await route.handler(req as VigilRequest, res);
+        const request = req as VigilRequest;
+        request.route = pattern;
+        // The one place that decides what a caller may do, for every route of every plugin.
+        if (access) {
+          const verdict = decide(access.policy(), request, route.options, access.applicationOf, this.contextPath, exactMatch(segments, request.path));
+          if (verdict.kind === 'refuse') {
+            this.log.debug(`${verdict.status} for ${req.method} ${request.path}: ${verdict.message}`);
+            // What was refused, for whoever observes the response (the audit trail); the handler never sees it.
+            request.access = { action: verdict.action, scope: NO_APPLICATIONS, refused: true };
+            return this.sendError(request, res, verdict.status, verdict.message);
+          }
+          request.access = verdict.decision;
+        }
+        await route.handler(request, res);
       });
     }
     const observe = this.#observers.length > 0 ? this.#observing(sorted) : undefined;
@@ -175,6 +205,19 @@ export class Router {
     };
   }
 
+  /** No route: 404, but a caller who may read nothing (a machine credential) learns only that it may not. */
+  #noMatch(req: VigilRequest, res: ServerResponse): void {
+    const access = this.#access;
+    if (access && req.principal && !mayMissRoutes(access.policy(), req)) {
+      const policy = access.policy();
+      const message = refusal(policy.grantsOf(req.principal), 'other', false, this.contextPath, req.principal.name);
+      this.log.debug(`403 for ${req.method} ${req.path}: ${message}`);
+      this.sendError(req, res, 403, message);
+      return;
+    }
+    this.sendError(req, res, 404, `no route for ${req.method} ${req.path}`);
+  }
+
   #onError(error: unknown, req: VigilRequest, res: ServerResponse): void {
     if (error instanceof HttpError) {
       this.sendError(req, res, error.status, error.message, error.headers);
@@ -208,6 +251,19 @@ function segmentsMatch(pattern: readonly string[], path: string[]): boolean {
     const want = pattern[i]!;
     if (want === '*') return true;
     if (want.startsWith(':') ? path[i] === '' : want !== path[i]) return false;
+  }
+  return true;
+}
+
+/** Whether a path is a route's own letter for letter: no trailing slash, no empty or dot segment (what machine roles need). */
+function exactMatch(pattern: readonly string[], path: string): boolean {
+  const parts = path.split('/');
+  if (pattern[pattern.length - 1] === '*') return false;
+  if (parts.length !== pattern.length) return false;
+  for (let i = 0; i < pattern.length; i += 1) {
+    const want = pattern[i]!;
+    const part = parts[i]!;
+    if (want.startsWith(':') ? part === '' || part === '.' || part === '..' : want !== part) return false;
   }
   return true;
 }

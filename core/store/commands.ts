@@ -11,6 +11,10 @@ import type { Endpoint, EventDraft, Instance, Registration, StatusInfo } from '.
  */
 export type Command = (current: Instance) => EventDraft | null;
 
+/**
+ * REGISTERED, REGISTRATION_UPDATED, or nothing for a heartbeat (an equal registration). The
+ * registry's `register` runs it, and the REST API leaves the heartbeat to it (no check of its own).
+ */
 export function registerCommand(registration: Registration): Command {
   return (current) => {
     if (!current.registered) return { type: 'REGISTERED', registration };

@@ -1,4 +1,4 @@
-import { VersionConflictError, type EventLog, type LogReceiver, type NewEvent } from '../contract/event-log.js';
+import { VersionConflictError, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent } from '../contract/event-log.js';
 import { storedEvent } from './event-shape.js';
 import { runSeqBase } from './seq-base.js';
 import type { InstanceEvent } from './types.js';
@@ -7,7 +7,8 @@ import type { InstanceEvent } from './types.js';
  * The default event log: this process only, nothing kept across restarts. It numbers events
  * (from the start time, so ids never repeat across runs), checks versions (optimistic locking,
  * as SBA's in-memory event store) and delivers each event to the registry before `append`
- * returns, so in a single process a write is visible at once and no writer ever loses a race.
+ * returns, with the transition it was handed (the registry holds that, folding nothing again),
+ * so in a single process a write is visible at once and no writer ever loses a race.
  * It keeps at most `maxDeregistered` deregistered histories (`event-store.max-deregistered-instances`):
  * each DEREGISTERED beyond that drops the one deregistered longest ago.
  */
@@ -28,7 +29,7 @@ export class MemoryEventLog implements EventLog {
     receiver.load([], [], { first: this.#nextSeq, last: this.#nextSeq - 1 });
   }
 
-  async append(event: NewEvent): Promise<InstanceEvent> {
+  async append(event: NewEvent, change?: InstanceTransition): Promise<InstanceEvent> {
     const id = event.instance;
     const live = this.#versions.get(id);
     const gone = live === undefined ? this.#deregistered.get(id) : undefined;
@@ -45,7 +46,7 @@ export class MemoryEventLog implements EventLog {
       this.#versions.set(id, event.version);
     }
     const stored = storedEvent(event, this.#nextSeq++);
-    this.#receiver?.event(stored);
+    this.#receiver?.event(stored, change);
     if (event.type === 'DEREGISTERED') this.#trim();
     return stored;
   }

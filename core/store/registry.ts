@@ -1,5 +1,5 @@
 import type { EventBus } from '../bus.js';
-import { StoreUnavailableError, VersionConflictError, type EventLog, type LogReceiver, type NewEvent, type RemoteHistories } from '../contract/event-log.js';
+import { StoreUnavailableError, VersionConflictError, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent, type RemoteHistories } from '../contract/event-log.js';
 import type { Leases } from '../contract/coordination.js';
 import { messageOf } from '../errors.js';
 import type { Logger, WriteOptions } from '../plugin-api.js';
@@ -16,8 +16,17 @@ import { RecentEvents } from './recent-events.js';
 import { compactInstance } from './compact-instance.js';
 import { RetirementQueue } from './retirement-queue.js';
 import { retiredDetails } from './sealed-history.js';
-import type { Application, Endpoint, Instance, InstanceEvent, Registration } from './types.js';
+import type { Application, Endpoint, EventDraft, Instance, InstanceEvent, Registration } from './types.js';
 import { Waiters } from './waiters.js';
+
+/** A command's decision: the event to record and the instance as held when it was decided (undefined: unknown). */
+interface Decided {
+  readonly held: Instance | undefined;
+  readonly draft: EventDraft;
+}
+
+/** What a write that records nothing resolves with. */
+const NOTHING: Promise<null> = Promise.resolve(null);
 
 /** Re-runs of a command after a lost optimistic-locking race, as SBA's repository allows. */
 const MAX_ATTEMPTS = 10;
@@ -100,10 +109,13 @@ export class InstanceRegistry implements LogReceiver {
     await log?.close();
   }
 
-  /** Registers or re-registers; records REGISTERED, REGISTRATION_UPDATED, or nothing for an equal heartbeat. */
-  async register(registration: Registration, options: WriteOptions = {}): Promise<{ id: string; event: InstanceEvent | null }> {
+  /**
+   * Registers or re-registers; records REGISTERED, REGISTRATION_UPDATED, or nothing for an equal
+   * heartbeat. The one place a heartbeat is told from a change: `registerCommand`, run here.
+   */
+  register(registration: Registration, options: WriteOptions = {}): Promise<{ id: string; event: InstanceEvent | null }> {
     const id = instanceIdOf(registration.healthUrl);
-    return { id, event: await this.apply(id, registerCommand(registration), options) };
+    return this.apply(id, registerCommand(registration), options).then((event) => ({ id, event }));
   }
 
   /** Records DEREGISTERED. Returns false for an id never seen (or already dropped). */
@@ -114,22 +126,41 @@ export class InstanceRegistry implements LogReceiver {
   }
 
   /**
-   * Runs a command against the latest snapshot and appends the event it decides on. If another
-   * writer got in first, the command is re-run once the snapshot holds the newer version.
+   * Runs a command against the latest snapshot and appends the event it decides on. With a
+   * `turn`, a command that decided on a change waits for it first, and runs again after the wait
+   * only if the instance changed meanwhile. Nothing to record resolves at once, without a wait.
+   * A write waiting for its turn holds only its decision (thousands may wait during a burst).
    */
-  async apply(id: string, command: Command, options: WriteOptions = {}): Promise<InstanceEvent | null> {
+  apply(id: string, command: Command, options: WriteOptions = {}): Promise<InstanceEvent | null> {
+    let decided: Decided | null;
+    try {
+      decided = this.#decide(id, this.get(id), command);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!decided) return NOTHING;
+    const { turn } = options;
+    if (!turn) return this.#append(id, command, options, decided);
+    return turn().then(() => this.#append(id, command, options, this.get(id) === decided.held ? decided : undefined));
+  }
+
+  /**
+   * Appends what was `decided` (or, without it, what `command` decides now). If another writer
+   * got in first, the command is re-run once the snapshot holds the newer version.
+   */
+  async #append(id: string, command: Command, options: WriteOptions, decided: Decided | null | undefined): Promise<InstanceEvent | null> {
     for (let attempt = 1; ; attempt += 1) {
+      if (attempt > 1 || decided === undefined) decided = this.#decide(id, this.get(id), command);
+      if (!decided) return null;
       const log = this.#log;
       if (!log) throw new StoreUnavailableError('the registry is not open');
-      const previous = this.get(id) ?? emptyInstance(id);
-      const decided = command(previous);
-      if (!decided) return null;
-      const draft = boundDraft(decided, this.options.maxDetailsBytes);
-      if (draft !== decided && repeatsCurrent(draft, previous)) return null;
+      const previous = decided.held ?? emptyInstance(id);
       // The held id string, not the caller's equal copy (a request path's), goes into the event.
-      const event: NewEvent = { ...draft, instance: previous.id, version: previous.version + 1, timestamp: this.#timestamp() };
+      const event: NewEvent = { ...decided.draft, instance: previous.id, version: previous.version + 1, timestamp: this.#timestamp() };
+      // Folded once, here: the log delivers this transition back with the event, and it is what the snapshot becomes.
+      const change: InstanceTransition = { before: previous, after: applyEvent(previous, { ...event, seq: 0 } as InstanceEvent) };
       try {
-        const stored = await log.append(event, { before: previous, after: applyEvent(previous, { ...event, seq: 0 } as InstanceEvent) }, options.fence);
+        const stored = await log.append(event, change, options.fence);
         if (stored.seq > this.#lastSeq && !(await this.#seqWaiters.until(stored.seq, CATCH_UP_MS))) {
           // Recorded, but this node's copy lags: the snapshot will hold it once the log catches up.
           this.options.log.warn(`event ${stored.seq} of ${id} was recorded but has not reached this node's snapshot within ${CATCH_UP_MS} ms`);
@@ -140,6 +171,20 @@ export class InstanceRegistry implements LogReceiver {
         await this.#versionReached(id, error.current);
       }
     }
+  }
+
+  /**
+   * What `command` records against `held` (the instance as held, undefined when unknown), bounded
+   * as it will be held, with endpoints in their held form, and the state it was decided on; null
+   * for nothing.
+   */
+  #decide(id: string, held: Instance | undefined, command: Command): Decided | null {
+    const current = held ?? emptyInstance(id);
+    const decided = command(current);
+    if (!decided) return null;
+    const draft = boundDraft(decided, this.options.maxDetailsBytes);
+    if (draft !== decided && repeatsCurrent(draft, current)) return null;
+    return { held, draft: draft.type === 'ENDPOINTS_DETECTED' ? { ...draft, endpoints: heldEndpoints(draft.endpoints, current.registration) } : draft };
   }
 
   /** An instance by id, registered or not, while its history is held. */
@@ -287,26 +332,37 @@ export class InstanceRegistry implements LogReceiver {
     // Whatever they waited for is either in this state now or gone with the old one.
     this.#seqWaiters.releaseAll();
     for (const waiters of this.#versionWaiters.values()) waiters.releaseAll();
-    if (reloaded) this.bus.emit('instances.reloaded', { instances: snapshots.length });
+    // Posted, so it reaches subscribers after the changes applied before it.
+    if (reloaded) this.bus.post('instances.reloaded', { instances: snapshots.length });
   }
 
-  /** LogReceiver: one event, in `seq` order. */
-  event(event: InstanceEvent): void {
+  /**
+   * LogReceiver: one event, in `seq` order. Applied to the snapshot at once (a read right after
+   * the write sees it) and posted on the bus, so subscribers run after the writer's call, in
+   * `seq` order, from the bus's one queue.
+   */
+  event(event: InstanceEvent, change?: InstanceTransition): void {
     if (event.seq <= this.#lastSeq) return;
-    const previous = this.get(event.instance) ?? emptyInstance(event.instance);
+    const held = this.get(event.instance);
+    // This node's own write, decided on the snapshot still held: its transition is the new
+    // snapshot. Anything else (another node's event, or a snapshot that moved) is folded here.
+    const own = change !== undefined && change.after.version === event.version
+      && (change.before === held || (held === undefined && change.before.version < 0));
+    const previous = own ? change.before : held ?? emptyInstance(event.instance);
     this.#lastSeq = event.seq;
     // Versions only grow: an event the snapshot already covers (a reload overtook it) changes nothing.
     if (event.version <= previous.version) this.options.log.debug(`event ${event.seq} of ${event.instance} (version ${event.version}) is older than what is held (${previous.version}): not applied`);
     if (event.version > previous.version) {
-      event = withHeldEndpoints(event, previous.registration);
+      event = withHeldEndpoints(event, previous.registration, own ? change.after.endpoints : undefined);
       const holds = this.#holds(event.instance);
+      const next = own ? change.after : applyEvent(previous, event);
       // No held event shares the endpoints of an instance whose history this node does not hold.
-      const instance = holds ? applyEvent(previous, event) : compactInstance(applyEvent(previous, event));
+      const instance = holds ? next : compactInstance(next);
       this.#snapshots.set(event.instance, instance);
       if (holds) this.#held.add(event);
       this.#recent?.add(event);
       if (event.type === 'DEREGISTERED' || event.type === 'REGISTERED') this.#scheduleRetention(instance, this.#deregisteredAt(instance));
-      this.bus.emit('instance.changed', { event, instance, previous });
+      this.bus.post('instance.changed', { event, instance, previous });
       this.#versionWaiters.get(event.instance)?.releaseUpTo(instance.version);
       if (event.type === 'DEREGISTERED') {
         this.#toSeal.push(event.instance);
@@ -416,7 +472,7 @@ export class InstanceRegistry implements LogReceiver {
  * it lists the same, is shared instead of held twice. Every other event is returned as it is.
  */
 function withHeldEndpoints(event: InstanceEvent, registration: Registration | null, current?: readonly Endpoint[]): InstanceEvent {
-  if (event.type !== 'ENDPOINTS_DETECTED') return event;
+  if (event.type !== 'ENDPOINTS_DETECTED' || event.endpoints === current) return event;
   const endpoints = current && sameEndpoints(current, event.endpoints) ? current
     : heldEndpoints(event.endpoints, registration);
   const { seq, ...rest } = event;

@@ -19,12 +19,18 @@ export interface AuthenticatorOptions {
 export interface Principal {
   /** For `req.user` and logs: the username, or `token:<name>` for a bearer token. */
   readonly label: string;
-  readonly role: Role;
+  /** The configured role; none: decided by the kernel's `access` check. */
+  readonly role: Role | undefined;
+  /** The token's name, for a bearer token. */
+  readonly token?: string;
+  /** When the token stops working (epoch ms), for a token with `expires`. */
+  readonly expiresAt?: number;
 }
 
 interface StoredToken {
   readonly name: string;
-  readonly role: Role;
+  readonly role: Role | undefined;
+  readonly expiresAt: number | undefined;
   /** Canonical `token-hash`: `sha256$<hex>` or a scrypt hash. */
   readonly hash: string;
 }
@@ -33,6 +39,8 @@ interface StoredToken {
 export type AuthOutcome =
   | { readonly kind: 'verified'; readonly principal: Principal }
   | { readonly kind: 'refused' }
+  /** A token that matched but whose `expires` has passed. */
+  | { readonly kind: 'expired' }
   /** Not checked now: this user name (or bearer tokens) failed too often from the client's address, or too many checks are waiting. */
   | { readonly kind: 'throttled'; readonly reason: 'address' | 'queue'; readonly retryAfterSeconds: number };
 
@@ -43,6 +51,7 @@ const CACHE_TTL_MS = 5 * 60_000;
 const KNOWN_TTL_MS = 24 * 60 * 60_000;
 const WARN_EVERY_MS = 60_000;
 const REFUSED: AuthOutcome = { kind: 'refused' };
+const EXPIRED: AuthOutcome = { kind: 'expired' };
 
 /**
  * Checks Basic and Bearer credentials against the configured users and tokens. Every check costs
@@ -86,7 +95,7 @@ export class Authenticator {
   readonly #scryptTokens: boolean;
 
   private constructor(
-    private readonly users: ReadonlyMap<string, { readonly hash: string; readonly role: Role }>,
+    private readonly users: ReadonlyMap<string, { readonly hash: string; readonly role: Role | undefined }>,
     private readonly tokens: readonly StoredToken[],
     /** A hash of a random password, verified when the username is unknown. */
     private readonly dummy: string,
@@ -95,7 +104,7 @@ export class Authenticator {
     private readonly throttle: AddressThrottle,
     /** `failure-refill-interval`, for the warning. */
     private readonly refillMs: number,
-    now: () => number,
+    private readonly now: () => number,
     known: VerificationCache<true> | undefined,
   ) {
     this.#cache = new VerificationCache(CACHE_ENTRIES, CACHE_TTL_MS, now);
@@ -112,11 +121,13 @@ export class Authenticator {
    */
   static async create(config: BasicAuthConfig, log: Logger, options: AuthenticatorOptions = {}): Promise<Authenticator> {
     const now = options.now ?? Date.now;
-    const users = new Map<string, { hash: string; role: Role }>();
+    const users = new Map<string, { hash: string; role: Role | undefined }>();
     for (const user of config.users) {
       users.set(user.username, { hash: isHashed(user.password) ? user.password : await hashPassword(user.password), role: user.role });
     }
-    const tokens = config.tokens.map((token) => ({ name: token.name, role: token.role, hash: token['token-hash']! }));
+    const tokens = config.tokens.map((token) => ({
+      name: token.name, role: token.role, hash: token['token-hash']!, expiresAt: token.expires === undefined ? undefined : Date.parse(token.expires as string),
+    }));
     const verifier = new BoundedVerifier(config['max-concurrent-verifications'], config['max-queued-verifications']);
     const refillMs = config['failure-refill-interval'];
     const throttle = new AddressThrottle({ burst: config['failures-per-address'], refillMs, maxAddresses: config['tracked-addresses'] }, now);
@@ -136,10 +147,10 @@ export class Authenticator {
       ? ['basic', credentials.username, credentials.password]
       : ['bearer', credentials.token])).toString('hex');
     const cached = this.#cache.get(key);
-    if (cached) return { kind: 'verified', principal: cached };
+    if (cached) return this.#outcomeOf(cached);
     if (this.#failed.get(key)) return REFUSED;
     const running = this.#running.get(key);
-    if (running) return outcomeOf(await running);
+    if (running) return this.#outcomeOf(await running);
 
     const address = addressKey(remoteAddress);
     // The user name is hashed into the key: it is the client's choice, of any length.
@@ -177,6 +188,12 @@ export class Authenticator {
     }
     // Only failures use up the attempts.
     if (principal) refund();
+    return this.#outcomeOf(principal);
+  }
+
+  /** Verified, unless it is a token past its `expires` (checked on every request: a cached verification does not outlive it). */
+  #outcomeOf(principal: Principal | undefined): AuthOutcome {
+    if (principal?.expiresAt !== undefined && this.now() >= principal.expiresAt) return EXPIRED;
     return outcomeOf(principal);
   }
 
@@ -213,7 +230,9 @@ export class Authenticator {
         : await verifyPassword(token, stored.hash);
       if (matches) found ??= stored;
     }
-    return found && { label: `token:${found.name}`, role: found.role };
+    return found && {
+      label: `token:${found.name}`, role: found.role, token: found.name, ...(found.expiresAt === undefined ? {} : { expiresAt: found.expiresAt }),
+    };
   }
 }
 

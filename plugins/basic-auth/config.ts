@@ -1,16 +1,27 @@
 import * as yup from 'yup';
-import { duration, parseCidr } from '../../core/plugin-api.js';
+import { ROLES, duration, parseCidr, type Role } from '../../core/plugin-api.js';
 import { isHashed, parseScrypt } from './scrypt-hash.js';
 import { canonicalTokenHash, hashToken } from './token-hash.js';
 
 // `exact`, not `noUnknown`: in yup 1.7 `noUnknown` strips unknown keys while casting, so its
 // own test never sees them and a typo would pass silently.
 const unknownKeys = 'unknown key(s): ${properties}';
-export const ROLES = ['admin', 'registration', 'metrics'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
-/** `admin` may do everything; `registration` only what a Spring Boot Admin client does; `metrics` only what Prometheus reads (see roles.ts). */
-const role = yup.string().oneOf(ROLES, '${path} must be one of: ${values}').default('admin');
+/**
+ * Shorthand for a grant of this role over every application (the roles: docs/access.md). Without
+ * it: `admin` when the config has no `access` section, else only what `access.grants` give.
+ */
+const role = yup.string().oneOf(ROLES, '${path} must be one of: ${values}').optional();
+
+/** When a token stops working: an ISO date (its first instant, UTC) or date-time with a zone. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+const expires = yup.mixed<string | Date>()
+  // YAML reads an unquoted date (and date-time) as a timestamp.
+  .transform((value: unknown) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : value))
+  .test('iso', '${path} must be an ISO date (2027-01-31) or date-time with a zone (2027-01-31T18:00:00Z)',
+    (value) => value === undefined || (typeof value === 'string' && ISO_DATE.test(value) && !Number.isNaN(Date.parse(value))))
+  .optional();
 
 const user = yup.object({
   // A colon cannot travel in Basic credentials (it separates user from password).
@@ -29,6 +40,7 @@ const token = yup.object({
     .transform((value: unknown) => (typeof value === 'string' ? canonicalTokenHash(value) ?? value : value)),
   token: yup.string().min(1, '${path} must not be empty'),
   role,
+  expires,
 })
   .exact(unknownKeys)
   .typeError('${path} must be a mapping with name, token or token-hash, and optionally role')

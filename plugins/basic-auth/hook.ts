@@ -4,7 +4,7 @@ import type { Hook, HttpRoutes, Logger, VigilRequest } from '../../core/plugin-a
 import type { AuthOutcome, Authenticator } from './authenticator.js';
 import { parseAuthorization, type Credentials } from './authorization-header.js';
 import { clientAddress } from './client-address.js';
-import { isAnonymousProbe, isPermitted, refusalOf } from './roles.js';
+import { isAnonymousProbe } from './roles.js';
 
 /** What the hook checks against; replaced whole on reload, so a request sees one config or the other. */
 export interface AuthState {
@@ -49,6 +49,10 @@ export function authHook(state: () => AuthState, http: Pick<HttpRoutes, 'sendErr
     const { authenticator, realm, anonymousProbes, trustedProxies } = state();
     const method = req.method ?? 'GET';
     if (anonymousProbes && isAnonymousProbe(method, req.path, options.contextPath)) return undefined;
+    // Another authentication plugin already vouched for the caller (an `oidc` session, or its
+    // public sign-in pages): browsers sign in there, scripts and SBA clients here. What that
+    // principal may do is not this plugin's to decide (nor, for its own callers, either: the kernel's access check does).
+    if (req.principal) return undefined;
     const credentials = parseAuthorization(req.headers.authorization);
     if (credentials.kind === 'none') return refuse(req, res, realm, 'authentication required', false);
     if (credentials.kind === 'malformed') return refuse(req, res, realm, 'malformed Authorization header', credentials.bearer);
@@ -56,10 +60,13 @@ export function authHook(state: () => AuthState, http: Pick<HttpRoutes, 'sendErr
     const outcome = await authenticator.authenticate(credentials, from);
     if (outcome.kind === 'throttled') return slowDown(req, res, outcome, credentials.kind);
     if (outcome.kind === 'refused') return refuse(req, res, realm, 'bad credentials', credentials.kind === 'bearer');
+    if (outcome.kind === 'expired') return refuse(req, res, realm, 'token expired', true);
     const { principal } = outcome;
     req.user = principal.label;
-    if (isPermitted(principal.role, method, req.path, options.contextPath)) return undefined;
-    options.log.debug(`403 for ${req.method} ${req.path}: role ${principal.role} of ${principal.label}`);
-    return http.sendError(req, res, 403, refusalOf(principal.role, options.contextPath));
+    const role = principal.role === undefined ? {} : { role: principal.role };
+    req.principal = principal.token === undefined
+      ? { name: principal.label, kind: 'user', via: 'basic', groups: [], ...role }
+      : { name: principal.token, kind: 'token', via: 'token', groups: [], ...role };
+    return undefined;
   };
 }

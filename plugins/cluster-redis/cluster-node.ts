@@ -132,7 +132,7 @@ export class ClusterNode implements EventLog {
    */
   rebuild(reason: string): Promise<void> {
     this.#rebuilding ??= (async () => {
-      const owned = this.ctx.registry.list().filter((instance) => this.membership.owns(instance.id)).map((instance) => instance.registration!);
+      const owned = this.ctx.registry.list().filter((instance) => this.membership.assigned(instance.id)).map((instance) => instance.registration!);
       this.ctx.log.warn(`${reason}: reloading, and registering again the ${owned.length} instance(s) this node checked; the history before is lost`);
       await this.history.reload();
       await Promise.all(owned.map((registration: Registration) => this.ctx.registry.register(registration).catch((error: unknown) => {

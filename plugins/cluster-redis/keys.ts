@@ -37,6 +37,9 @@ export class Keys {
   state(map: string, key: string): string { return `${this.prefix}state:${map}:${key}`; }
   stateKeys(map: string): string { return `${this.prefix}state-keys:${map}`; }
   counter(name: string): string { return `${this.prefix}counter:${name}`; }
+  /** stream per shared log (ids `0-<position>`, field v = the value), and its position counter. */
+  log(name: string): string { return `${this.prefix}log:${name}`; }
+  logPosition(name: string): string { return `${this.prefix}log-position:${name}`; }
   /** pub/sub: a refresh asked of every node; a node leaving. */
   get refreshChannel(): string { return `${this.prefix}refresh`; }
   get membershipChannel(): string { return `${this.prefix}membership`; }

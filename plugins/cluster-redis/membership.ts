@@ -25,17 +25,25 @@ export interface MembershipOptions {
   readonly outageGraceMs: number;
 }
 
-/** Leases end this much before their TTL on this node's clock, so a holder stops before another can start. */
-const LEASE_MARGIN = 0.2;
+/**
+ * A node's place in the cluster and its leases end this much before their TTL on its own clock,
+ * so it stops before another node can start (clocks may run at slightly different rates, a timer
+ * may fire late, and the others notice only at their next beat anyway).
+ */
+export const LEASE_MARGIN = 0.2;
 
 /**
  * Membership, ownership and leases of one node. Every `heartbeat-interval` the node refreshes its
  * entry in a sorted set scored by expiry on Redis's clock and reads the live set back; the owner
- * of an instance is the rendezvous winner among live nodes. While Redis is unreachable the last
- * live set stands, so a node keeps checking what it owned. Leases are renewed with the beat and
- * count as held only until their TTL (less a margin) has passed on this node's clock since the
- * last renewal: a node paused past its lease stops acting before it learns anything, and the
- * fencing token refuses whatever it still tries.
+ * of an instance is the rendezvous winner among live nodes.
+ *
+ * A node's own place is a lease too: it counts only until `heartbeat-ttl` (less a margin) has
+ * passed on this node's clock since the start of its last renewal that got through. The others
+ * drop it from the live set only once its entry expired on Redis's clock, which is later, so a node
+ * cut off from Redis (or paused) owns nothing, whatever it last knew of the others, before they
+ * take its instances over; it owns its share again at its first renewal that gets through. Leases
+ * are renewed with the beat and count the same way: a node paused past its lease stops acting
+ * before it learns anything, and the fencing token refuses whatever it still tries.
  */
 export class Membership implements Ownership, Leases {
   #live: readonly string[];
@@ -48,6 +56,11 @@ export class Membership implements Ownership, Leases {
   #graceUntil = 0;
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
+  /** Until when (this node's clock) its place counts: the start of its last renewal plus the TTL less the margin. */
+  #memberUntil = 0;
+  /** When its place lapsed (0 while it holds one, and before the first). */
+  #lapsedAt = 0;
+  #lapseTimer: NodeJS.Timeout | undefined;
   #lastDuplicateWarning = 0;
   /** The current outage was logged once already. */
   #toldOutage = false;
@@ -79,7 +92,20 @@ export class Membership implements Ownership, Leases {
     return this.options.nodeId;
   }
 
+  /** Whether this node holds its place in the cluster now (renewed within the TTL, less the margin, on its own clock). */
+  get member(): boolean {
+    return Date.now() < this.#memberUntil;
+  }
+
   owns(id: string): boolean {
+    return this.member && this.assigned(id);
+  }
+
+  /**
+   * Whether `id` falls to this node among the live nodes as it last saw them, whether or not its
+   * own place is current: what it checked before it stepped back (a rebuild registers those again).
+   */
+  assigned(id: string): boolean {
     return !this.#duplicate && ownerOf(id, this.#live) === this.options.nodeId;
   }
 
@@ -120,7 +146,10 @@ export class Membership implements Ownership, Leases {
   /** Leaves on purpose: out of the live set and the leases at once, and the others are told. */
   async leave(): Promise<void> {
     this.#stopped = true;
+    // It stops checking first; the others take over once it is out of the set.
+    this.#memberUntil = 0;
     clearInterval(this.#timer);
+    clearTimeout(this.#lapseTimer);
     await this.#beating;
     const leaseKeys = [...this.#leases.keys()].map((name) => this.keys.lease(name));
     try {
@@ -147,11 +176,13 @@ export class Membership implements Ownership, Leases {
       else if (!(error instanceof StoreUnavailableError)) options.log.warn(`Redis refused this node's heartbeat: ${messageOf(error)}`);
       else if (!this.#toldOutage) {
         this.#toldOutage = true;
-        options.log.warn(`this node could not renew its place in the cluster: ${error.message}; it keeps the cluster as it last saw it (${this.#live.length} live node(s): ${this.#live.join(', ')}) and goes on checking the instances it owns until Redis answers again`);
+        options.log.warn(`this node could not renew its place in the cluster: ${error.message}; unless a renewal gets through within heartbeat-ttl of the last one, it steps back (checks nothing) and the other nodes take its instances over`);
       }
       return;
     }
     this.#toldOutage = false;
+    const lapsedAt = this.#renewed(started);
+    let lostContactSince = lapsedAt;
     if (live && !sameNodes(live, this.#live)) {
       const [joined, left] = [live.filter((node) => !this.#live.includes(node)), this.#live.filter((node) => !live!.includes(node))];
       this.#live = live;
@@ -160,13 +191,55 @@ export class Membership implements Ownership, Leases {
       for (const node of [...left, ...joined]) this.#leftOnPurpose.delete(node);
       // A node that died last beat at least heartbeat-ttl before it dropped out of the set, which
       // this node sees at most one beat late (durations only: the nodes' clocks need not agree).
-      options.onOwnershipChanged(died ? started - options.heartbeatTtl - options.heartbeatInterval : undefined);
+      if (died) lostContactSince = Math.min(lostContactSince ?? Infinity, started - options.heartbeatTtl - options.heartbeatInterval);
+      options.onOwnershipChanged(lostContactSince);
+    } else if (lapsedAt !== undefined) {
+      options.onOwnershipChanged(lapsedAt);
     }
     if (this.#graceUntil !== 0 && Date.now() >= this.#graceUntil) {
       this.#graceUntil = 0;
       options.log.info(`cluster membership settled after the Redis outage: ${live.length} live node(s): ${live.join(', ')}`);
     }
     await this.#renewLeases(started);
+  }
+
+  /**
+   * A renewal that began at `started` got through: this node's place counts until the TTL (less
+   * the margin) has passed since then. Returns when its place had lapsed, if it had: it owns its
+   * share again, and nothing may have checked the instances since then (every node lapsed when
+   * Redis was away for all of them).
+   */
+  #renewed(started: number): number | undefined {
+    const { options } = this;
+    this.#memberUntil = started + options.heartbeatTtl * (1 - LEASE_MARGIN);
+    clearTimeout(this.#lapseTimer);
+    this.#lapseTimer = setTimeout(() => this.#lapse(), Math.max(0, this.#memberUntil - Date.now()));
+    this.#lapseTimer.unref();
+    const lapsedAt = this.#lapsedAt;
+    if (lapsedAt === 0 || !this.member) return undefined;
+    this.#lapsedAt = 0;
+    options.log.info(`this node renewed its place in the cluster again after ${((Date.now() - lapsedAt) / 1000).toFixed(1)} s: it checks the instances it owns again`);
+    return lapsedAt;
+  }
+
+  /**
+   * No renewal got through in time: this node owns nothing until one does (owns() already says so
+   * by the clock; this tells the monitor at once, and says so once).
+   */
+  #lapse(): void {
+    if (this.#stopped || this.#lapsedAt !== 0) return;
+    const left = this.#memberUntil - Date.now();
+    if (left > 0) {
+      // Timers run on a monotonic clock, Date.now() on the wall clock: they may disagree by a little.
+      this.#lapseTimer = setTimeout(() => this.#lapse(), left);
+      this.#lapseTimer.unref();
+      return;
+    }
+    this.#lapsedAt = this.#memberUntil;
+    const { options } = this;
+    const since = this.#memberUntil - options.heartbeatTtl * (1 - LEASE_MARGIN);
+    options.log.warn(`this node has not renewed its place in the cluster for ${Date.now() - since} ms (heartbeat-ttl is ${options.heartbeatTtl} ms): it checks nothing until a renewal gets through, and the other nodes take its instances over`);
+    options.onOwnershipChanged();
   }
 
   /**
@@ -211,6 +284,7 @@ export class Membership implements Ownership, Leases {
   stop(): void {
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#lapseTimer);
   }
 }
 

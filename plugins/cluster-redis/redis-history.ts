@@ -15,6 +15,8 @@ const RETRY_PAUSE_MS = 100;
 const BATCH = 1000;
 /** The feed's hard cap (entries); the maintenance job trims it by age long before this. */
 export const FEED_MAX_LENGTH = 500_000;
+/** Own appends remembered until the feed brings them back; past this the oldest are forgotten (they are folded instead). */
+const MAX_OWN_APPENDS = 10_000;
 
 type Fields = Record<string, string>;
 type StreamEntry = [id: string, fields: string[]];
@@ -61,6 +63,12 @@ export class RedisHistory implements EventLog, RemoteHistories {
   /** Counts loads begun; a feed read that overlapped one is discarded (see `#follow`). */
   #loads = 0;
   #loading: Promise<void> | undefined;
+  /**
+   * This node's appends on their way back through the feed, by their record (the feed entry
+   * carries the very string written): delivered with the transition they came with, the
+   * registry holds that instead of folding its own event again.
+   */
+  readonly #ownAppends = new Map<string, InstanceTransition>();
 
   constructor(private readonly link: RedisLink, private readonly keys: Keys, private readonly options: HistoryOptions) {}
 
@@ -121,6 +129,7 @@ export class RedisHistory implements EventLog, RemoteHistories {
     const kind = compactionKind({ ...event, seq: 0 } as InstanceEvent);
     const record = this.options.codec.writeEvent(event);
     const snapshot = this.options.codec.writeSnapshot(change.after);
+    this.#rememberOwn(record, change);
     try {
       const seq = await this.link.run('append', (client) => APPEND.run<number>(client, [
         keys.events(event.instance), keys.versions, keys.snapshots, keys.feed, keys.seq, keys.meta, keys.deregistered,
@@ -132,6 +141,8 @@ export class RedisHistory implements EventLog, RemoteHistories {
       ]));
       return storedEvent(event, Number(seq));
     } catch (error) {
+      // Refused, or unknown whether applied: if the feed brings it after all, it is folded.
+      this.#ownAppends.delete(record);
       throw this.#scriptError(error, event.instance, fence);
     }
   }
@@ -212,6 +223,8 @@ export class RedisHistory implements EventLog, RemoteHistories {
     events.sort((a, b) => a.seq - b.seq);
     this.#held.clear();
     for (const id of held) this.#held.add(id);
+    // What the load holds is not read from the feed again; an append still under way is folded.
+    this.#ownAppends.clear();
     this.#incarnation = incarnation;
     this.#feedId = tip[0]?.[0] ?? '0-0';
     this.#newestSeen = Math.max(this.#newestSeen, Number(seq));
@@ -272,12 +285,19 @@ export class RedisHistory implements EventLog, RemoteHistories {
       this.#held.delete(fields.d);
       return;
     }
+    const change = fields.e === undefined ? undefined : this.#ownAppends.get(fields.e);
+    if (change) this.#ownAppends.delete(fields.e!);
     const event = this.options.codec.readEvent(fields.e, fields.i, Number(fields.q), 'the change feed');
     if (!event) return;
     this.#newestSeen = Math.max(this.#newestSeen, event.seq);
     // An instance seen for the first time is held by the node that checks it.
     if (event.version === 0 && this.options.owns(event.instance)) this.#held.add(event.instance);
-    receiver.event(event);
+    receiver.event(event, change);
+  }
+
+  #rememberOwn(record: string, change: InstanceTransition): void {
+    if (this.#ownAppends.size >= MAX_OWN_APPENDS) this.#ownAppends.delete(this.#ownAppends.keys().next().value!);
+    this.#ownAppends.set(record, change);
   }
 
   /** The events of one history as read from its stream; a record refused is left out (and logged). */

@@ -1,7 +1,7 @@
-import type { SharedMap, SharedState } from '../../core/plugin-api.js';
+import type { SharedLog, SharedMap, SharedState } from '../../core/plugin-api.js';
 import type { Keys } from './keys.js';
 import type { RedisLink } from './redis-link.js';
-import { MAP_ENTRIES } from './scripts.js';
+import { LOG_APPEND, MAP_ENTRIES } from './scripts.js';
 
 /**
  * SHARED_STATE in Redis: each entry of a map is a key of its own (so it can expire by itself,
@@ -30,6 +30,19 @@ export class RedisSharedState implements SharedState {
         const result: [string, string][] = [];
         for (let i = 0; i + 1 < flat.length; i += 2) result.push([flat[i]!, flat[i + 1]!]);
         return result;
+      },
+    };
+  }
+
+  log(name: string, keep: number): SharedLog {
+    const { keys, link } = this;
+    const stream = keys.log(name);
+    const counter = keys.logPosition(name);
+    return {
+      append: async (value) => Number(await link.run('log append', (client) => LOG_APPEND.run<string>(client, [stream, counter], [value, keep]))),
+      after: async (after, count) => {
+        const entries = await link.run('log read', (client) => client.sendCommand<[string, string[]][]>(['XRANGE', stream, `(0-${after}`, '+', 'COUNT', String(count)]));
+        return entries.map(([id, fields]) => ({ position: Number(id.slice(2)), value: fields[1] ?? '' }));
       },
     };
   }

@@ -256,3 +256,21 @@ for j = 2, #ARGV do
 end
 return 1
 `);
+
+/**
+ * Appends to a shared log: the next position and the value, in one step, so positions follow the
+ * order of appends whatever node makes them. A position is Redis's clock in microseconds, or one
+ * more than the last when that is later: positions keep growing after Redis lost its data, so the
+ * nodes following the log (which remember the last position they saw) never wait for it to catch up.
+ * Trimmed to about `keep` entries (`~`: cheap, whole nodes).
+ * KEYS: stream, last position. ARGV: value, keep. Returns the position (as a string: it needs 16 digits).
+ */
+export const LOG_APPEND = new Script('log-append', `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+local position = string.format('%.0f', math.max(now, last + 1))
+redis.call('SET', KEYS[2], position)
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '0-' .. position, 'v', ARGV[1])
+return position
+`);

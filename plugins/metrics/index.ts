@@ -23,7 +23,7 @@ export default definePlugin<MetricsConfig>({
       const text = `${registry ? await registry.metrics() : ''}\n${await processRegistry().metrics()}`;
       res.writeHead(200, { 'content-type': Registry.PROMETHEUS_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
       res.end(text);
-    });
+    }, { action: 'metrics.read' });
     ctx.services.contribute(API_DESCRIPTION, {
       tags: [{ name: 'ops', description: 'Vigil observed by its operators: metrics, Prometheus targets, probes, this document' }],
       paths: {

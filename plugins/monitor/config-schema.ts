@@ -38,6 +38,8 @@ export const monitorSchema = yup.object({
   'max-connections-per-origin': yup.number().integer().min(1).default(8),
   /** Use detected endpoints on other hosts than the instance's management or health URL (off: an index could point Vigil anywhere). */
   'allow-foreign-endpoints': yup.boolean().default(false),
+  /** Deregister an instance OFFLINE without a break for this long (discovered ones excepted); 0 = never. */
+  'deregister-offline-after': duration().min(0).default(0),
 }).exact(unknownKeys).default({});
 
 /** The validated section, as the plugin reads it (durations in milliseconds). */
@@ -60,4 +62,5 @@ export interface MonitorConfig {
   readonly 'max-concurrent-follow-ups': number;
   readonly 'max-connections-per-origin': number;
   readonly 'allow-foreign-endpoints': boolean;
+  readonly 'deregister-offline-after': number;
 }

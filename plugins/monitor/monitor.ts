@@ -11,8 +11,9 @@ import { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { InfoUpdater } from './info-updater.js';
 import { DEFAULT_MAX_BODY_BYTES, InstanceClient } from './instance-client.js';
 import { IntervalCheck } from './interval-check.js';
+import { OfflineRemoval } from './offline-removal.js';
 import { StatusUpdater, statusCallCutOff } from './status-updater.js';
-import { subscribeTriggers, type Checks } from './triggers.js';
+import { subscribeTriggers, whileOwned, type Checks } from './triggers.js';
 
 interface Running {
   readonly checks: Checks;
@@ -21,6 +22,7 @@ interface Running {
   readonly limiter: ConcurrencyLimiter;
   readonly followUps: FollowUpGovernor;
   readonly foreign: ForeignEndpointFilter;
+  readonly removal: OfflineRemoval;
   readonly strategies: number;
   readonly unsubscribe: () => void;
 }
@@ -72,6 +74,7 @@ export class Monitor {
     const detectionLog = log.child('detection');
     const foreign = new ForeignEndpointFilter(config['allow-foreign-endpoints'], detectionLog);
     const detector = new EndpointDetector(registry, strategies, detectionLog, detectionDeadline(config, strategies.length), foreign, ownership);
+    const removal = new OfflineRemoval(config['deregister-offline-after'], registry, log);
     const status = new StatusUpdater({
       registry,
       ownership,
@@ -81,21 +84,22 @@ export class Monitor {
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       callCutOff: statusCallCutOff(config['status-interval']),
       groups: this.#groups,
+      removal,
       log,
     });
     const info = new InfoUpdater(registry, ownership, this.#client, DEFAULT_MAX_BODY_BYTES);
     const checks: Checks = {
       status: new IntervalCheck({
-        name: 'status', observe: this.#metrics.observer('status'), check: status.update, limiter, followUps, log,
+        name: 'status', observe: this.#metrics.observer('status'), check: whileOwned(ownership, status.update), limiter, followUps, log,
         interval: config['status-interval'], lifetime: config['status-lifetime'], maxBackoff: config['status-max-backoff'],
       }),
       info: new IntervalCheck({
-        name: 'info', observe: this.#metrics.observer('info'), check: info.update, limiter, followUps, log,
+        name: 'info', observe: this.#metrics.observer('info'), check: whileOwned(ownership, info.update), limiter, followUps, log,
         interval: config['info-interval'], lifetime: config['info-lifetime'], maxBackoff: config['info-max-backoff'],
       }),
       detection: detector.enabled
         ? new IntervalCheck({
-          name: 'detection', observe: this.#metrics.observer('detection'), check: detector.detect, limiter, followUps, log,
+          name: 'detection', observe: this.#metrics.observer('detection'), check: whileOwned(ownership, detector.detect), limiter, followUps, log,
           interval: config['detection-interval'], lifetime: config['detection-interval'], maxBackoff: config['detection-interval'],
         })
         : undefined,
@@ -105,7 +109,7 @@ export class Monitor {
       this.#damper.forget(id);
       this.#groups.forget(id);
     });
-    this.#running = { checks, detector, status, limiter, followUps, foreign, strategies: strategies.length, unsubscribe };
+    this.#running = { checks, detector, status, limiter, followUps, foreign, removal, strategies: strategies.length, unsubscribe };
     for (const check of [checks.status, checks.info, checks.detection]) check?.start();
     // Anything registered before start (between listen and start) is checked now.
     for (const instance of registry.list()) if (ownership.owns(instance.id)) checks.status.resume(instance.id);
@@ -130,6 +134,7 @@ export class Monitor {
       running.limiter.resize(config['max-concurrent-checks']);
       running.followUps.resize(config['max-concurrent-follow-ups']);
       running.foreign.reconfigure(config['allow-foreign-endpoints']);
+      running.removal.reconfigure(config['deregister-offline-after']);
       running.detector.timeoutMs = detectionDeadline(config, running.strategies);
       const cadence = (kind: 'status' | 'info') => ({ interval: config[`${kind}-interval`], lifetime: config[`${kind}-lifetime`], maxBackoff: config[`${kind}-max-backoff`] });
       if (changed(before, config, ['status-interval', 'status-lifetime', 'status-max-backoff'])) running.checks.status.reconfigure(cadence('status'));

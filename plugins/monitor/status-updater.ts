@@ -6,6 +6,7 @@ import type { CheckOutcome } from './check-outcome.js';
 import type { FlapDamper } from './flap-damper.js';
 import type { HealthGroupsCache } from './health-groups.js';
 import { healthFromResponse, statusFromError } from './health-mapping.js';
+import type { OfflineRemoval } from './offline-removal.js';
 import { recordResult } from './record.js';
 
 export interface StatusUpdaterOptions {
@@ -19,6 +20,8 @@ export interface StatusUpdaterOptions {
   readonly callCutOff: number;
   /** Where the `groups` of each health body go. */
   readonly groups?: HealthGroupsCache;
+  /** Asked after each check whether the instance has been OFFLINE long enough to go (`deregister-offline-after`). */
+  readonly removal?: OfflineRemoval;
   readonly log: Logger;
 }
 
@@ -72,6 +75,7 @@ export class StatusUpdater {
       const event = await recordResult(registry, this.options.ownership, id, unlessOvertaken(instance, changeStatusCommand(status, this.options.detection)));
       if (event) this.options.log.debug(`status of ${id} is ${status.status}`, outcome === 'error' ? { reason: status.details.message } : undefined);
     }
+    if (await this.options.removal?.consider(id)) return 'gone';
     return outcome;
   };
 }

@@ -1,4 +1,5 @@
 import type { Ownership, PluginBus, Registry } from '../../core/plugin-api.js';
+import type { Check } from './check-outcome.js';
 import type { IntervalCheck } from './interval-check.js';
 
 export interface Checks {
@@ -6,6 +7,16 @@ export interface Checks {
   readonly info: IntervalCheck;
   /** Absent when no detection strategy is loaded. */
   readonly detection: IntervalCheck | undefined;
+}
+
+/**
+ * `check`, made only while this node owns the instance. Ownership can end between two ticks before
+ * anything says so (a node whose place in a cluster lapsed owns nothing from that instant on, and
+ * hears of it from its own timer, which a busy loop may run late): a call made then would be a
+ * second node checking the same instance.
+ */
+export function whileOwned(ownership: Ownership, check: Check): Check {
+  return (id, signal) => (ownership.owns(id) ? check(id, signal) : Promise.resolve('skipped'));
 }
 
 /** Stops every check of one instance, aborting the running ones. */

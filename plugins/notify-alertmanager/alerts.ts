@@ -1,5 +1,5 @@
 import {
-  escapes, instanceText, summaryText, type InstanceNotification, type MessageTemplates, type SummaryNotification,
+  applicationTitle, escapes, instanceText, summaryText, type ApplicationNotification, type InstanceNotification, type MessageTemplates, type SummaryNotification,
 } from '../../core/kits/notify-channel/index.js';
 
 /** An alert as Alertmanager's API v2 takes it (`POST /api/v2/alerts`, an array of these). */
@@ -24,6 +24,7 @@ export interface KeptAlert {
 const SEVERITY: Readonly<Record<string, string>> = { DOWN: 'critical', OFFLINE: 'critical' };
 export const INSTANCE_ALERT = 'VigilInstanceDown';
 export const STORM_ALERT = 'VigilLostContact';
+export const APPLICATION_ALERT = 'VigilApplicationDegraded';
 
 /** The alert of an instance in a failing status: labels identify it (so a severity change is a new alert). */
 export function instanceAlert(n: InstanceNotification, templates: MessageTemplates, extraLabels: Record<string, string>): KeptAlert {
@@ -40,9 +41,26 @@ export function instanceAlert(n: InstanceNotification, templates: MessageTemplat
       description: `Instance ${n.instance.name} (${n.instance.id}) went from ${n.from} to ${n.to}`,
       status: n.to,
       health_url: n.instance.healthUrl,
+      ...(n.afterMaintenance !== undefined ? { after_maintenance: n.afterMaintenance } : {}),
     },
     startsAt: n.timestamp,
     generatorURL: `${n.baseUrl}/#/instances/${encodeURIComponent(n.instance.id)}`,
+    resolvedAt: null,
+  };
+}
+
+/** A fleet expectation not met: one alert per application, labelled with its name, firing from when it fell short. */
+export function applicationAlert(n: ApplicationNotification, extraLabels: Record<string, string>): KeptAlert {
+  return {
+    labels: { ...extraLabels, alertname: APPLICATION_ALERT, application: n.application, severity: 'critical' },
+    annotations: {
+      summary: applicationTitle(n, escapes.plain),
+      description: `${n.up} of ${n.total} instances of ${n.application} are UP; the expectation requires ${n.required}`,
+      up: String(n.up),
+      required: String(n.required),
+    },
+    startsAt: n.since,
+    generatorURL: `${n.baseUrl}/#/applications/${encodeURIComponent(n.application)}`,
     resolvedAt: null,
   };
 }

@@ -4,7 +4,8 @@ import {
   channelSchema, channelSettingsOf, defineChannel, httpUrl, maskedUrl, type Attempt, type ChannelSection, type DeliveryTools,
   type InstanceNotification, type MessageTemplates, type Notification,
 } from '../../core/kits/notify-channel/index.js';
-import { instanceAlert, sameLabels, stormAlert, wireAlert, type Alert, type KeptAlert } from './alerts.js';
+import { applicationAlert, instanceAlert, sameLabels, stormAlert, wireAlert, type Alert, type KeptAlert } from './alerts.js';
+import { silenceHook } from './silences.js';
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
@@ -15,6 +16,8 @@ const schema = channelSchema({
   'resend-interval': duration().min(1000).default(60_000),
   /** Resolved alerts are re-sent this long (Prometheus keeps them 15 min), in case one send was lost. */
   'resolved-retention': duration().min(0).default(900_000),
+  /** Maintenance windows become Alertmanager silences for their span (expired when a window is deleted early). */
+  'silence-maintenance': yup.boolean().default(true),
   /** Labels added to every alert (e.g. `team: payments`), for Alertmanager's routing. */
   labels: yup.lazy((map: unknown) => yup.object(Object.fromEntries(Object.keys(typeof map === 'object' && map !== null ? map : {}).map((name) => [
     name, yup.string().required().test('label', `labels: "${name}" is not a valid label name`, () => LABEL_NAME.test(name)),
@@ -31,6 +34,7 @@ interface AlertmanagerConfig extends ChannelSection {
   readonly url?: string;
   readonly 'resend-interval': number;
   readonly 'resolved-retention': number;
+  readonly 'silence-maintenance': boolean;
   readonly labels: Record<string, string>;
 }
 
@@ -42,15 +46,18 @@ const STORM_KEY = 'self-preservation';
  * `VigilInstanceDown{application, instance_id, severity}`; Vigil re-sends it every
  * `resend-interval` with `endsAt` ahead while it fires, and on recovery sends it with
  * `endsAt` = now and keeps re-sending that for `resolved-retention`, as Prometheus does. The kept
- * alerts live in `SHARED_STATE`, so whichever node holds the lease re-sends them.
+ * alerts live in `SHARED_STATE`, so whichever node holds the lease re-sends them. A fleet
+ * expectation not met is `VigilApplicationDegraded{application}`; maintenance windows become
+ * silences (`silence-maintenance`, see silences.ts).
  */
 export default defineChannel<AlertmanagerConfig>({
   name: 'notify-alertmanager',
   configSchema: schema as unknown as ConfigSchema<AlertmanagerConfig>,
   requires: 'url',
-  channel({ config, value: url, templates, ctx }) {
-    const endpoint = `${url.replace(/\/+$/, '')}/api/v2/alerts`;
-    const kept = (): SharedMap => ctx.services.use(SHARED_STATE)!.map('notify-alertmanager.alerts');
+  channel({ config, target, value: url, templates, ctx }) {
+    const base = url.replace(/\/+$/, '');
+    const endpoint = `${base}/api/v2/alerts`;
+    const kept = (): SharedMap => ctx.services.use(SHARED_STATE)!.map(`${target}.alerts`);
     const post = (tools: DeliveryTools, alerts: Alert[]) => (alerts.length ? tools.send({ url: endpoint, body: alerts }) : Promise.resolve<Attempt>({ outcome: 'delivered' }));
     return {
       // Alertmanager repeats notifications itself (`repeat_interval`): Vigil's reminders would only duplicate them.
@@ -58,6 +65,7 @@ export default defineChannel<AlertmanagerConfig>({
       settings: { ...channelSettingsOf(config, false), alwaysOn: ['DEREGISTERED'] },
       target: maskedUrl(endpoint),
       secrets: [],
+      ...(config['silence-maintenance'] ? { maintenance: silenceHook(base, () => ctx.services.use(SHARED_STATE)!.map(`${target}.silences`)) } : {}),
       async deliver(notification, tools) {
         return post(tools, await alertsOf(notification, kept(), templates, config));
       },
@@ -139,6 +147,12 @@ async function alertsOf(notification: Notification, map: SharedMap, templates: M
     if (notification.direction === 'lost') return fire(STORM_KEY, STORM_KEY, alert);
     // Resolved only once every instance the storm listed has recovered; those still failing fire on their own.
     return notification.remaining === 0 ? resolveAll(STORM_KEY) : [];
+  }
+  if (notification.kind === 'application') {
+    // Keyed by the encoded name: no application's key is a prefix of another's, and none contains the instance keys' '/'.
+    const prefix = `application:${encodeURIComponent(notification.application)}/`;
+    if (notification.type === 'APPLICATION_RECOVERED') return resolveAll(prefix);
+    return fire(prefix, `${prefix}degraded`, applicationAlert(notification, config.labels));
   }
   const items: readonly InstanceNotification[] = notification.kind === 'group' ? notification.items : [notification];
   const alerts: Alert[] = [];

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, summaryText,
+  applicationLines, applicationTitle, capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, summaryText,
   type ChannelSection, type MessageTemplates, type Notification,
 } from '../../core/kits/notify-channel/index.js';
 import type { ConfigSchema } from '../../core/plugin-api.js';
@@ -36,6 +36,7 @@ export function discordPayload(notification: Notification, templates: MessageTem
   let content: string;
   if (notification.kind === 'instance') content = instanceText(notification, templates, escapes.markdown);
   else if (notification.kind === 'group') content = joinLines([`**${groupTitle(notification)}**`, ...groupLines(notification, escapes.markdown)], 2000);
+  else if (notification.kind === 'application') content = joinLines([`**${applicationTitle(notification, escapes.markdown)}**`, ...applicationLines(notification, escapes.markdown)], 2000);
   else content = `**${summaryText(notification)}**`;
   return {
     content: capText(content, 2000),

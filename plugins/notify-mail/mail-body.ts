@@ -1,5 +1,5 @@
 import {
-  escapes, groupLines, groupTitle, instanceText, summaryText, type InstanceNotification, type MessageTemplates, type Notification,
+  applicationLines, applicationTitle, escapes, groupLines, groupTitle, instanceText, summaryText, type InstanceNotification, type MessageTemplates, type Notification,
 } from '../../core/kits/notify-channel/index.js';
 
 /** A mail: subject, plain text and HTML, the same facts in both parts. */
@@ -30,6 +30,19 @@ export function mailContent(notification: Notification, templates: MessageTempla
       html: page(subject, `<h1>${h(subject)}</h1>\n<ul>\n${names.map((name) => `<li>${h(name)}</li>`).join('\n')}\n</ul>`),
     };
   }
+  if (notification.kind === 'application') {
+    const subject = applicationTitle(notification, oneLine);
+    const link = baseUrl ? `${baseUrl}/#/applications/${encodeURIComponent(notification.application)}` : '';
+    return {
+      subject,
+      text: [subject, ...(link ? [link] : []), '', ...applicationLines(notification, oneLine)].join('\n'),
+      html: page(subject, [
+        `<h1>${h(subject)}</h1>`,
+        ...(link ? [`<p><a href="${h(link)}">${h(notification.application)}</a></p>`] : []),
+        `<ul>\n${applicationLines(notification, h).map((line) => `<li>${line}</li>`).join('\n')}\n</ul>`,
+      ].join('\n')),
+    };
+  }
   if (notification.kind === 'group') {
     const subject = groupTitle(notification);
     const lines = groupLines(notification, escapes.plain);
@@ -45,7 +58,8 @@ export function mailContent(notification: Notification, templates: MessageTempla
 function instanceMail(n: InstanceNotification, templates: MessageTemplates, baseUrl: string): MailContent {
   const subject = instanceText(n, templates, oneLine);
   const link = baseUrl ? `${baseUrl}/#/instances/${encodeURIComponent(n.instance.id)}/` : '';
-  const what = n.type === 'STATUS_CHANGED' ? `changed status from ${n.from} to ${n.to}` : n.type === 'REGISTERED' ? 'has registered' : 'has deregistered';
+  const during = n.afterMaintenance !== undefined ? ` during maintenance ${n.afterMaintenance}` : '';
+  const what = n.type === 'STATUS_CHANGED' ? `changed status from ${n.from} to ${n.to}${during}` : n.type === 'REGISTERED' ? 'has registered' : 'has deregistered';
   const urls: [string, string][] = [];
   for (const [label, url] of [['Service Url', n.instance.serviceUrl], ['Health Url', n.instance.healthUrl], ['Management Url', n.instance.managementUrl]] as const) {
     if (url) urls.push([label, url]);

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, summaryText,
+  applicationLines, applicationTitle, capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, summaryText,
   type ChannelSection, type MessageTemplates, type Notification,
 } from '../../core/kits/notify-channel/index.js';
 import type { ConfigSchema } from '../../core/plugin-api.js';
@@ -31,6 +31,7 @@ export function mattermostPayload(notification: Notification, templates: Message
   let text: string;
   if (notification.kind === 'instance') text = instanceText(notification, templates, escapes.markdown);
   else if (notification.kind === 'group') text = joinLines([`**${groupTitle(notification)}**`, ...groupLines(notification, escapes.markdown)], 16000);
+  else if (notification.kind === 'application') text = joinLines([`**${applicationTitle(notification, escapes.markdown)}**`, ...applicationLines(notification, escapes.markdown)], 16000);
   else text = `**${summaryText(notification)}**`;
   return {
     text: capText(text, 16_000),

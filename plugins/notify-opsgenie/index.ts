@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, defineChannel, escapes, httpUrl, instanceText, maskedUrl, secret, sendEach, summaryText,
+  applicationTitle, capText, channelSchema, defineChannel, escapes, httpUrl, instanceText, maskedUrl, secret, sendEach, summaryText,
   type ChannelSection, type InstanceNotification, type MessageTemplates, type Notification, type OutgoingRequest,
 } from '../../core/kits/notify-channel/index.js';
 import type { ConfigSchema } from '../../core/plugin-api.js';
@@ -52,6 +52,18 @@ export function opsgenieRequests(notification: Notification, templates: MessageT
       details: { lost: String(notification.count), total: String(notification.total) },
     })];
   }
+  if (notification.kind === 'application') {
+    const alias = capText(`vigil_application_${notification.application}`, 512);
+    const text = applicationTitle(notification, escapes.plain);
+    if (notification.type === 'APPLICATION_RECOVERED') return [close(alias, capText(text, 500))];
+    return [create({
+      message: capText(text, 130),
+      alias,
+      description: capText(text, 15_000),
+      details: { up: String(notification.up), required: String(notification.required), total: String(notification.total), since: notification.since },
+      entity: capText(notification.application, 512),
+    })];
+  }
   const items = notification.kind === 'group' ? notification.items : [notification];
   return items.filter((n) => n.type !== 'REGISTERED').map((n) => {
     const alias = capText(`${n.instance.name}_${n.instance.id}`, 512);
@@ -62,6 +74,7 @@ export function opsgenieRequests(notification: Notification, templates: MessageT
 
 function alertBody(n: InstanceNotification, templates: MessageTemplates, alias: string): Record<string, unknown> {
   const details: Record<string, string> = { instanceId: n.instance.id, from: n.from, to: n.to, healthUrl: n.instance.healthUrl };
+  if (n.afterMaintenance !== undefined) details.afterMaintenance = n.afterMaintenance;
   if (n.instance.managementUrl) details.managementUrl = n.instance.managementUrl;
   if (n.baseUrl) details.dashboard = `${n.baseUrl}/#/instances/${n.instance.id}`;
   return {

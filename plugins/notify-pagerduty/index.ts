@@ -1,5 +1,5 @@
 import {
-  capText, channelSchema, defineChannel, escapes, httpUrl, instanceText, maskedUrl, secret, sendEach, summaryText,
+  applicationTitle, type ApplicationNotification, capText, channelSchema, defineChannel, escapes, httpUrl, instanceText, maskedUrl, secret, sendEach, summaryText,
   type ChannelSection, type InstanceNotification, type MessageTemplates, type Notification,
 } from '../../core/kits/notify-channel/index.js';
 import type { ConfigSchema } from '../../core/plugin-api.js';
@@ -53,8 +53,31 @@ export function pagerDutyEvents(notification: Notification, templates: MessageTe
       ...(notification.baseUrl ? { client_url: `${notification.baseUrl}/` } : {}),
     }];
   }
+  if (notification.kind === 'application') return [applicationEvent(notification, routingKey)];
   const items = notification.kind === 'group' ? notification.items : [notification];
   return items.filter((n) => n.type !== 'REGISTERED').map((n) => instanceEvent(n, templates, routingKey));
+}
+
+/** A fleet expectation: DEGRADED triggers `vigil/application/<name>`, RECOVERED resolves it. */
+function applicationEvent(n: ApplicationNotification, routingKey: string): Record<string, unknown> {
+  const dedupKey = capText(`vigil/application/${n.application}`, 255);
+  if (n.type === 'APPLICATION_RECOVERED') return { routing_key: routingKey, event_action: 'resolve', dedup_key: dedupKey };
+  return {
+    routing_key: routingKey,
+    event_action: 'trigger',
+    dedup_key: dedupKey,
+    payload: {
+      summary: capText(applicationTitle(n, escapes.plain), 1024),
+      source: 'vigil',
+      severity: n.disappeared ? 'critical' : 'error',
+      timestamp: n.timestamp,
+      component: n.application,
+      class: 'fleet expectation',
+      custom_details: { up: n.up, required: n.required, total: n.total, since: n.since, instances: n.instances.map((i) => `${i.id} ${i.status}`) },
+    },
+    client: 'Vigil',
+    ...(n.baseUrl ? { client_url: `${n.baseUrl}/#/applications/${encodeURIComponent(n.application)}` } : {}),
+  };
 }
 
 function instanceEvent(n: InstanceNotification, templates: MessageTemplates, routingKey: string): Record<string, unknown> {
@@ -74,6 +97,7 @@ function instanceEvent(n: InstanceNotification, templates: MessageTemplates, rou
       custom_details: {
         instanceId: n.instance.id, from: n.from, to: n.to, healthUrl: n.instance.healthUrl,
         managementUrl: n.instance.managementUrl, serviceUrl: n.instance.serviceUrl, reminder: n.reminder,
+        ...(n.afterMaintenance !== undefined ? { afterMaintenance: n.afterMaintenance } : {}),
       },
     },
     client: 'Vigil',

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, summaryText,
+  applicationLines, applicationTitle, capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, summaryText,
   type ChannelSection, type MessageTemplates, type Notification,
 } from '../../core/kits/notify-channel/index.js';
 import type { ConfigSchema } from '../../core/plugin-api.js';
@@ -37,6 +37,7 @@ export function slackPayload(notification: Notification, templates: MessageTempl
   let text: string;
   if (notification.kind === 'instance') text = instanceText(notification, templates, escapes.mrkdwn);
   else if (notification.kind === 'group') text = joinLines([`*${groupTitle(notification)}*`, ...groupLines(notification, escapes.mrkdwn)], 3000);
+  else if (notification.kind === 'application') text = joinLines([`*${applicationTitle(notification, escapes.mrkdwn)}*`, ...applicationLines(notification, escapes.mrkdwn)], 3000);
   else text = `*${summaryText(notification)}*`;
   // A section's text is capped at 3,000 characters; a cut mid-entity would show as text, never as markup.
   const capped = capText(text, 3000);

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, summaryText, type ChannelSection,
+  applicationLines, applicationTitle, capText, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, summaryText, type ChannelSection,
   type InstanceNotification, type MessageTemplates, type Notification,
 } from '../../core/kits/notify-channel/index.js';
 import type { ConfigSchema } from '../../core/plugin-api.js';
@@ -21,8 +21,8 @@ const schema = channelSchema({
     registered: '{{name}} with id {{id}} has registered with Vigil',
     deregistered: '{{name}} with id {{id}} has de-registered from Vigil',
   },
-  // As SBA's Teams notifier: registrations and deregistrations too.
-  on: ['REGISTERED', 'DEREGISTERED', 'STATUS_CHANGED'],
+  // As SBA's Teams notifier: registrations and deregistrations too; and what fleet expectations find, as every channel.
+  on: ['REGISTERED', 'DEREGISTERED', 'STATUS_CHANGED', 'APPLICATION_DEGRADED', 'APPLICATION_RECOVERED'],
   rateLimit: 2,
 });
 
@@ -45,6 +45,9 @@ export function teamsPayload(notification: Notification, templates: MessageTempl
   if (notification.kind === 'instance') body = instanceBlocks(notification, templates, titles);
   else if (notification.kind === 'group') {
     body = [text(groupTitle(notification), { size: 'Large', weight: 'Bolder', color: 'Attention' }), ...groupLines(notification, escapes.teams).map((line) => text(line))];
+  } else if (notification.kind === 'application') {
+    const color = notification.type === 'APPLICATION_DEGRADED' ? 'Attention' : 'Good';
+    body = [text(applicationTitle(notification, escapes.teams), { size: 'Large', weight: 'Bolder', color }), ...applicationLines(notification, escapes.teams).map((line) => text(line))];
   } else {
     body = [text(summaryText(notification), { size: 'Large', weight: 'Bolder', color: notification.direction === 'lost' ? 'Attention' : 'Good' })];
   }

@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import {
-  channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, secret, summaryText,
+  applicationLines, applicationTitle, channelSchema, defineChannel, escapes, groupLines, groupTitle, httpUrl, instanceText, joinLines, secret, summaryText,
   type ChannelSection, type MessageTemplates, type Notification,
 } from '../../core/kits/notify-channel/index.js';
 import type { ConfigSchema } from '../../core/plugin-api.js';
@@ -37,6 +37,7 @@ export function telegramPayload(notification: Notification, templates: MessageTe
   let text: string;
   if (notification.kind === 'instance') text = instanceText(notification, templates, escapes.html);
   else if (notification.kind === 'group') text = joinLines([`<b>${escapes.html(groupTitle(notification))}</b>`, ...groupLines(notification, escapes.html)], 4096);
+  else if (notification.kind === 'application') text = joinLines([`<b>${applicationTitle(notification, escapes.html)}</b>`, ...applicationLines(notification, escapes.html)], 4096);
   else text = `<b>${escapes.html(summaryText(notification))}</b>`;
   return {
     chat_id: config['chat-id'],

@@ -1,9 +1,12 @@
-import { escapes, groupLines, summaryText, type InstanceNotification, type Notification } from '../../core/kits/notify-channel/index.js';
+import { applicationTitle, escapes, groupLines, summaryText, type InstanceNotification, type Notification } from '../../core/kits/notify-channel/index.js';
 
 /**
  * Vigil's own webhook body, built as an object (never by string concatenation). One change:
  * `{id, type, event, instance, from, to, reminder, reminderCount, coalesced}`; several changes of
- * a group window: `type: "GROUP"` with `notifications`; a storm: `type: "SELF_PRESERVATION"` (`remaining` 0: the storm is over).
+ * a group window: `type: "GROUP"` with `notifications`; a storm: `type: "SELF_PRESERVATION"` (`remaining` 0: the storm is over);
+ * a fleet expectation: `type: "APPLICATION_DEGRADED"` or `"APPLICATION_RECOVERED"` with the
+ * application's counts and instances. A change reported at the end of a maintenance window
+ * carries `afterMaintenance` (the window's id).
  */
 export function webhookBody(notification: Notification): Record<string, unknown> {
   if (notification.kind === 'instance') return instanceBody(notification);
@@ -15,6 +18,22 @@ export function webhookBody(notification: Notification): Record<string, unknown>
       reminder: notification.reminder,
       text: groupLines(notification, escapes.plain).join('\n'),
       notifications: notification.items.map(instanceBody),
+    };
+  }
+  if (notification.kind === 'application') {
+    return {
+      id: notification.id,
+      type: notification.type,
+      timestamp: notification.timestamp,
+      application: notification.application,
+      up: notification.up,
+      required: notification.required,
+      total: notification.total,
+      disappeared: notification.disappeared,
+      forgotten: notification.forgotten,
+      since: notification.since,
+      text: applicationTitle(notification, escapes.plain),
+      instances: notification.instances,
     };
   }
   return {
@@ -50,5 +69,6 @@ function instanceBody(n: InstanceNotification): Record<string, unknown> {
     reminder: n.reminder > 0,
     reminderCount: n.reminder,
     coalesced: n.coalesced,
+    ...(n.afterMaintenance !== undefined ? { afterMaintenance: n.afterMaintenance } : {}),
   };
 }

@@ -23,8 +23,8 @@ export function notifyApi(services: Services, withFilters: boolean): void {
     paths: {
       '/notifications': {
         get: {
-          tags: ['notifications'], summary: 'The pipeline\'s settings, counters and each channel\'s queue and delivery counts', operationId: 'notifications',
-          responses: { 200: { description: 'The pipeline described (secrets masked)', content: json({ type: 'object', required: ['settings', 'pipeline', 'channels'] }) }, default: ERROR_RESPONSE },
+          tags: ['notifications'], summary: 'The pipeline\'s settings and counters (unrouted among them), each channel target\'s queue and delivery counts, and the applications fleet expectations cover', operationId: 'notifications',
+          responses: { 200: { description: 'The pipeline described (secrets masked)', content: json({ type: 'object', required: ['settings', 'pipeline', 'channels', 'expectations'] }) }, default: ERROR_RESPONSE },
         },
       },
       ...(withFilters ? {

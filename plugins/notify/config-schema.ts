@@ -1,7 +1,10 @@
 import * as yup from 'yup';
 import { CHANGE_PATTERN, NOTIFIED_EVENT_TYPES, httpUrl, type NotifiedEventType } from '../../core/kits/notify-channel/index.js';
 import { duration } from '../../core/plugin-api.js';
+import { expectationsSchema, type ExpectationConfig } from './expectations/config.js';
 import { isInstanceRate, parseInstanceRate, type InstanceRate } from './instance-rate.js';
+import { recurringWindowsSchema, type RecurringWindowConfig } from './maintenance/config.js';
+import { routesSchema, type RouteConfig } from './routing/config.js';
 
 const unknownKeys = '${path} has unknown key(s): ${properties}';
 
@@ -11,7 +14,8 @@ const unknownKeys = '${path} has unknown key(s): ${properties}';
  * grouping, no reminders, `UNKNOWN:UP` ignored); storm control is on, as the issue asks.
  */
 export const notifySchema = yup.object({
-  on: yup.array(yup.string().oneOf([...NOTIFIED_EVENT_TYPES], '${path} must be one of ${values}').required()).default(['STATUS_CHANGED']),
+  on: yup.array(yup.string().oneOf([...NOTIFIED_EVENT_TYPES], '${path} must be one of ${values}').required())
+    .default(['STATUS_CHANGED', 'APPLICATION_DEGRADED', 'APPLICATION_RECOVERED']),
   'ignore-changes': yup.array(yup.string().matches(CHANGE_PATTERN, '${path} must look like FROM:TO, *:TO or FROM:* (e.g. UNKNOWN:UP)').required())
     .default(['UNKNOWN:UP']),
   /** Flap damping: a change is sent only once it held this long; a return within it drops both. */
@@ -41,6 +45,16 @@ export const notifySchema = yup.object({
     .default({ count: 6, windowMs: 60_000 }),
   /** Live notification filters at most: each is held by every node and read again every second. */
   'max-filters': yup.number().integer().min(1).default(1000),
+  /** Which targets each notification goes to; without it every channel's default target gets everything. */
+  routes: routesSchema,
+  /** Recurring maintenance windows: `{name, applications, instances, schedule, duration, timezone, reason}`. */
+  maintenance: recurringWindowsSchema,
+  /** Windows made through `POST /maintenance` that may run or wait at once: each is held by every node and read every second. */
+  'max-maintenance': yup.number().integer().min(1).default(1000),
+  /** Fleet expectations: `{applications, min-up, for}`; an application matches the first entry whose globs match its name. */
+  expectations: expectationsSchema,
+  /** How long an application without any instance still counts (as 0 UP) before it is no longer expected. */
+  'expectations-forget-after': duration().min(1000).default(86_400_000),
   /** The dashboard's URL in links (mail, PagerDuty, Alertmanager's generatorURL); default: the address Vigil listens on. */
   'base-url': httpUrl().default(''),
   delivery: yup.object({
@@ -72,6 +86,11 @@ export interface NotifyConfig {
   readonly 'filters-api': boolean;
   readonly 'max-filters': number;
   readonly 'per-instance-rate': InstanceRate;
+  readonly routes?: RouteConfig[];
+  readonly maintenance: RecurringWindowConfig[];
+  readonly 'max-maintenance': number;
+  readonly expectations: ExpectationConfig[];
+  readonly 'expectations-forget-after': number;
   readonly 'base-url': string;
   readonly delivery: DeliverySettings;
   readonly proxy: string;

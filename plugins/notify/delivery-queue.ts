@@ -140,6 +140,10 @@ export class DeliveryQueue {
 
   async #attempt(job: Job): Promise<void> {
     const { channel, tools, settings, stats } = this.options;
+    if (!job.completions.every((completion) => completion.held)) {
+      this.#abandon(job);
+      return;
+    }
     job.attempts += 1;
     let result: Attempt;
     try {
@@ -182,6 +186,20 @@ export class DeliveryQueue {
     this.#pump();
   }
 
+  /**
+   * The node lost the claim on an item of the job (it was paused or cut off past it, and another
+   * node took the item over): sending now would repeat what that node sends. The job leaves its
+   * lane, and its items are left to their new holders.
+   */
+  #abandon(job: Job): void {
+    this.#active -= 1;
+    this.options.stats.inFlight = this.#active;
+    this.#remove(job);
+    this.options.log.info(this.options.redact(`${this.options.channel.name}: ${this.options.describe(job.notification)} not sent from this node: another node took it over`));
+    for (const completion of job.completions) completion.abandon();
+    this.#pump();
+  }
+
   #giveUp(job: Job, reason: string): void {
     this.options.stats.failed += 1;
     const record = this.#finish(job, 'failed', reason);
@@ -190,17 +208,22 @@ export class DeliveryQueue {
 
   /** Ends the lane's head job and lets the lane's next one run. */
   #finish(job: Job, outcome: DeliveryRecord['outcome'], reason?: string): DeliveryRecord {
+    this.#remove(job);
+    if (outcome === 'delivered') this.options.stats.delivered += 1;
+    if (outcome === 'superseded') this.options.stats.superseded += 1;
+    const record = this.#record(job.notification, outcome, job.attempts, reason);
+    for (const completion of job.completions) completion.release();
+    return record;
+  }
+
+  /** Takes the lane's head job out and lets the lane's next one run. */
+  #remove(job: Job): void {
     const lane = this.#lanes.get(job.key)!;
     lane.shift();
     this.#size -= 1;
     this.options.stats.queued = this.#size;
-    if (outcome === 'delivered') this.options.stats.delivered += 1;
-    if (outcome === 'superseded') this.options.stats.superseded += 1;
     if (lane.length > 0) this.#ready.add(job.key);
     else this.#lanes.delete(job.key);
-    const record = this.#record(job.notification, outcome, job.attempts, reason);
-    for (const completion of job.completions) completion.release();
-    return record;
   }
 
   #record(notification: Notification, outcome: DeliveryRecord['outcome'], attempts: number, reason?: string): DeliveryRecord {
@@ -212,9 +235,17 @@ export class DeliveryQueue {
       attempts,
       ...(reason !== undefined ? { reason: this.options.redact(reason) } : {}),
     };
-    this.options.stats.record(record);
+    this.options.stats.record(record, applicationsOf(notification));
     return record;
   }
+}
+
+/** The applications a notification is about (what decides who may see its delivery). */
+function applicationsOf(notification: Notification): string[] {
+  if (notification.kind === 'instance') return [notification.instance.name];
+  if (notification.kind === 'group') return [...new Set(notification.items.map((item) => item.instance.name))];
+  if (notification.kind === 'application') return [notification.application];
+  return [...new Set(notification.instances.map((instance) => instance.name))];
 }
 
 const isReminder = (notification: Notification) => notification.kind === 'instance' && notification.reminder > 0;

@@ -1,4 +1,6 @@
-import { escapes, type InstanceNotification, type Notification, type NotifiedEventType, type NotifiedInstance } from '../../core/kits/notify-channel/index.js';
+import {
+  applicationTitle, escapes, type InstanceNotification, type Notification, type NotifiedInstance, type NotifiedInstanceEventType,
+} from '../../core/kits/notify-channel/index.js';
 import type { Instance } from '../../core/domain/index.js';
 import type { JsonViews } from '../../core/plugin-api.js';
 
@@ -25,7 +27,7 @@ export function notifiedInstance(instance: Instance, views: JsonViews, status: s
 }
 
 export interface ChangeFacts {
-  readonly type: NotifiedEventType;
+  readonly type: NotifiedInstanceEventType;
   readonly from: string;
   readonly to: string;
   readonly version: number;
@@ -58,7 +60,9 @@ export function describe(notification: Notification): string {
     return `${notification.direction} contact with ${notification.count} of ${notification.total} instances${still}`;
   }
   if (notification.kind === 'group') return `${notification.reminder ? 'reminder for ' : ''}${notification.items.length} changes`;
+  if (notification.kind === 'application') return applicationTitle({ ...notification, application: notification.application.slice(0, 80) }, escapes.oneLine);
   const name = escapes.oneLine(notification.instance.name).slice(0, 80);
   const what = notification.type === 'STATUS_CHANGED' ? `${notification.from} → ${notification.to}` : notification.type.toLowerCase();
-  return `${name} (${notification.instance.id}) ${what}${notification.reminder > 0 ? ` (reminder ${notification.reminder})` : ''}`;
+  const after = notification.afterMaintenance !== undefined ? ` (after maintenance ${notification.afterMaintenance})` : '';
+  return `${name} (${notification.instance.id}) ${what}${notification.reminder > 0 ? ` (reminder ${notification.reminder})` : ''}${after}`;
 }

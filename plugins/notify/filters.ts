@@ -79,7 +79,7 @@ export class FilterStore {
     return removed;
   }
 
-  /** The oldest live filter that silences this instance, or undefined. */
+  /** The oldest live filter that silences this instance (or, with instanceId '', this application), or undefined. */
   async matching(instanceId: string, applicationName: string): Promise<NotificationFilter | undefined> {
     const cached = this.#cache;
     const snapshot = cached && Date.now() - cached.at < CACHE_MS ? cached : await this.#read();

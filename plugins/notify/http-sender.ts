@@ -37,8 +37,8 @@ export class HttpSender {
    * no cut can leave a piece of a secret unmasked.
    */
   async send(outgoing: OutgoingRequest, redact: (text: string) => string = (text) => text): Promise<Attempt> {
-    const json = typeof outgoing.body !== 'string';
-    const body = json ? JSON.stringify(outgoing.body) : (outgoing.body as string);
+    const json = typeof outgoing.body !== 'string' && outgoing.body !== undefined;
+    const body = json ? JSON.stringify(outgoing.body) : (outgoing.body as string | undefined);
     // The timeout is undici's own (connect, headers, each body read): a timer and a composite
     // signal per request would cost a burst of 2,000 notifications megabytes for nothing.
     let status: number;
@@ -60,12 +60,12 @@ export class HttpSender {
       });
       status = res.statusCode;
       headers = res.headers;
-      // A success's body is not read, only drained.
-      text = status >= 200 && status < 300 ? (await res.body.dump(), '') : await readCapped(res.body);
+      // A success's body is not read, only drained, unless the channel needs what it says.
+      text = status >= 200 && status < 300 && !outgoing.readAnswer ? (await res.body.dump(), '') : await readCapped(res.body);
     } catch (error) {
       return { outcome: 'retry', reason: redact(networkReason(error, this.options.timeoutMs)) };
     }
-    if (status >= 200 && status < 300) return { outcome: 'delivered', status };
+    if (status >= 200 && status < 300) return { outcome: 'delivered', status, ...(outgoing.readAnswer ? { body: text } : {}) };
     const reason = `HTTP ${status}${excerpt(redact(text))}`;
     if (status === 408 || status === 429 || status >= 500) {
       const header = headers['retry-after'];

@@ -142,8 +142,11 @@ export class InstanceRateLimit {
     const latest = withheld.entry.notification;
     const notification: InstanceNotification = { ...latest, from: withheld.from, coalesced: latest.coalesced + withheld.folded };
     const { completion } = withheld.entry;
+    // The folded changes share its fate: done with it, or left to the node that took it over.
     void completion.done.then(() => {
       for (const earlier of withheld.earlier) earlier.release();
+    }, () => {
+      for (const earlier of withheld.earlier) earlier.abandon();
     });
     if (notification.type !== 'STATUS_CHANGED' || !sameNotifiedStatus(notification.from, notification.to)) {
       state.sent.push(Date.now());

@@ -13,7 +13,7 @@ const MAX_TARGET = 1024;
 export function filterRoutes(http: HttpRoutes, filters: FilterStore): void {
   http.route('GET', '/notifications/filters', async (_req, res) => {
     http.sendJson(res, 200, await filters.list());
-  });
+  }, { action: 'notifications.read' });
 
   http.route('POST', '/notifications/filters', async (req, res) => {
     const instanceId = single(req, 'instanceId');
@@ -32,13 +32,13 @@ export function filterRoutes(http: HttpRoutes, filters: FilterStore): void {
       throw error instanceof FilterLimitError ? new HttpError(429, error.message) : error;
     });
     http.sendJson(res, 200, filter);
-  });
+  }, { action: 'notifications.manage' });
 
   http.route('DELETE', '/notifications/filters/:id', async (req, res) => {
     const id = req.params.id!;
     if (!(await filters.remove(id))) throw new HttpError(404, `notification filter ${id} not found`);
     res.writeHead(200, { 'content-length': '0' }).end();
-  });
+  }, { action: 'notifications.manage' });
 }
 
 function single(req: VigilRequest, key: string): string | undefined {

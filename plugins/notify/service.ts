@@ -1,22 +1,31 @@
-import { EVENT_OUTBOX, LEASES, SHARED_STATE, messageOf, type PluginContext } from '../../core/plugin-api.js';
+import { ALL_APPLICATIONS, EVENT_OUTBOX, LEASES, OccasionalWarning, SHARED_STATE, messageOf, type ApplicationScope, type PluginContext } from '../../core/plugin-api.js';
 import type { NotificationsStatus } from '../../core/domain/index.js';
 import { NOTIFICATION_CHANNEL, maskedUrl, type DeliveryTools, type NotificationChannel } from '../../core/kits/notify-channel/index.js';
 import type { NotifyConfig } from './config-schema.js';
 import { DeliveryQueue } from './delivery-queue.js';
+import { ExpectationEvaluator } from './expectations/evaluator.js';
 import { describe } from './facts.js';
 import { FilterStore } from './filters.js';
 import { HttpSender } from './http-sender.js';
 import { warnWithoutBaseUrl } from './link-back.js';
+import { MaintenanceStore } from './maintenance/store.js';
+import { MaintenanceTracker, type HookedChannel } from './maintenance/tracker.js';
 import { Pipeline, type ChannelRuntime } from './pipeline.js';
 import { Redactor } from './redaction.js';
 import { ReminderStore } from './reminders.js';
 import { ChannelRules } from './rules.js';
+import { Router } from './routing/router.js';
+import { channelOf } from './routing/target-name.js';
 import { ChannelStats, PipelineStats } from './stats.js';
 
 /** How often a channel without repeated work looks again whether a reload gave it some. */
 const IDLE_PERIOD_MS = 60_000;
 /** Keys of `notify` a reload applies at once. */
-const LIVE_KEYS: ReadonlySet<string> = new Set(['on', 'ignore-changes', 'base-url', 'max-filters']);
+const LIVE_KEYS: ReadonlySet<string> = new Set([
+  'on', 'ignore-changes', 'base-url', 'max-filters', 'routes', 'maintenance', 'max-maintenance', 'expectations', 'expectations-forget-after',
+]);
+/** How often maintenance windows and fleet expectations are looked at (on the node holding their lease). */
+const ROUND_MS = 1000;
 
 /** A channel's rules: what it is told of; nothing while it is off. */
 function rulesOf(channel: NotificationChannel, config: NotifyConfig): ChannelRules {
@@ -30,6 +39,10 @@ function rulesOf(channel: NotificationChannel, config: NotifyConfig): ChannelRul
  */
 export class NotifyService {
   readonly filters: FilterStore;
+  readonly maintenance: MaintenanceStore;
+  #evaluator: ExpectationEvaluator | undefined;
+  /** Runs the maintenance round now (after a change made through this node's API). */
+  #maintenanceNow: () => void = () => undefined;
   readonly stats = new PipelineStats();
   readonly #reminders: ReminderStore;
   #channels: NotificationChannel[] = [];
@@ -40,14 +53,35 @@ export class NotifyService {
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #unsubscribe: (() => void)[] = [];
   #stopped = false;
-  /** The section whose `on`, `ignore-changes`, `base-url` and `max-filters` are in effect (a reload replaces it before `ctx.config`). */
+  /** The section whose live keys (`on`, `ignore-changes`, `base-url`, `max-filters`, windows, expectations) are in effect (a reload replaces it before `ctx.config`). */
   #rulesConfig: NotifyConfig;
+  /** `notify.routes` compiled, with the section it was compiled from. */
+  #router: { readonly routes: NotifyConfig['routes']; readonly router: Router } | undefined;
 
   constructor(private readonly ctx: PluginContext<NotifyConfig>) {
     const state = () => ctx.services.use(SHARED_STATE)!;
     this.filters = new FilterStore(state, () => this.#rulesConfig['max-filters']);
     this.#reminders = new ReminderStore(state);
     this.#rulesConfig = ctx.config;
+    this.maintenance = new MaintenanceStore({
+      state, recurring: () => this.#rulesConfig.maintenance, maxWindows: () => this.#rulesConfig['max-maintenance'], now: () => Date.now(),
+    });
+  }
+
+  /** The routes in effect, compiled again only when a reload changed them. */
+  #currentRouter(): Router {
+    const routes = this.#rulesConfig.routes;
+    let current = this.#router;
+    if (!current || current.routes !== routes) {
+      current = { routes, router: new Router(routes) };
+      this.#router = current;
+    }
+    return current.router;
+  }
+
+  /** A window was made or deleted through this node: act on it now. */
+  maintenanceChanged(): void {
+    this.#maintenanceNow();
   }
 
   start(): void {
@@ -57,6 +91,7 @@ export class NotifyService {
     const sender = new HttpSender({ timeoutMs: config.delivery.timeout, proxy: config.proxy, userAgent: ctx.outbound.userAgent, signal: ctx.signal });
     this.#sender = sender;
     const globalSecrets = proxySecrets(config.proxy);
+    const hooked: HookedChannel[] = [];
     for (const channel of this.#channels) {
       const stats = new ChannelStats();
       this.stats.channels.set(channel.name, stats);
@@ -79,14 +114,39 @@ export class NotifyService {
       });
       if (off) this.#unsubscribe.push(off);
       this.#periodically(channel, tools);
+      hooked.push({ name: channel.name, hook: () => channel.maintenance, enabled: () => channel.settings.enabled, tools });
     }
+    const baseUrl = () => (this.#rulesConfig['base-url'] || ctx.settings.address() || '').replace(/\/+$/, '');
     const pipeline = new Pipeline({
-      ctx, channels: this.#runtimes, filters: this.filters, reminders: this.#reminders, stats: this.stats,
-      baseUrl: () => (this.#rulesConfig['base-url'] || ctx.settings.address() || '').replace(/\/+$/, ''),
+      ctx, channels: this.#runtimes, filters: this.filters, reminders: this.#reminders, maintenance: this.maintenance, stats: this.stats, baseUrl,
+      router: () => this.#currentRouter(),
     });
     this.#pipeline = pipeline;
     this.#stopConsuming = ctx.services.use(EVENT_OUTBOX)!.consume(pipeline.handle);
     if (config.reminder.period > 0) this.#every(config.reminder['check-interval'], () => pipeline.remind());
+    const state = () => ctx.services.use(SHARED_STATE)!;
+    const leases = () => ctx.services.use(LEASES)!;
+    const tracker = new MaintenanceTracker({
+      store: this.maintenance, registry: ctx.registry, state, leases, channels: hooked, log: ctx.log.child('maintenance'), now: () => Date.now(),
+      report: (changes, window) => pipeline.afterMaintenance(changes, window),
+    });
+    this.#maintenanceNow = this.#every(ROUND_MS, () => tracker.tick(), new OccasionalWarning(ctx.log, 60_000));
+    const evaluator = new ExpectationEvaluator({
+      registry: ctx.registry, state, leases, baseUrl, log: ctx.log.child('expectations'), now: () => Date.now(),
+      expectations: () => this.#rulesConfig.expectations,
+      forgetAfter: () => this.#rulesConfig['expectations-forget-after'],
+      inMaintenance: async (application, at) => (await this.maintenance.coveringApplication(application, at)) !== undefined,
+      stormOpen: () => pipeline.stormOpen,
+      announce: (notification) => pipeline.announce(notification),
+      heldBack: () => {
+        this.stats.inMaintenance += 1;
+      },
+    });
+    this.#evaluator = evaluator;
+    this.#unsubscribe.push(ctx.bus.on('instance.changed', ({ event, instance }) => {
+      if (event.type === 'DEREGISTERED' && instance.registration) evaluator.departed(instance.registration.name);
+    }));
+    this.#every(ROUND_MS, () => evaluator.tick(), new OccasionalWarning(ctx.log, 60_000));
     warnWithoutBaseUrl(ctx, this.#channels);
     const names = this.#channels.map((channel) => `${channel.name} → ${channel.target}${channel.settings.enabled ? '' : ' (disabled)'}`);
     ctx.log.info(names.length > 0 ? `channels: ${names.join(', ')}` : 'no notification channel is loaded: add notify-webhook, notify-slack, ... to plugins');
@@ -115,9 +175,14 @@ export class NotifyService {
     await this.#sender?.close();
   }
 
-  /** The body of `GET /notifications`: settings, then each channel with its counters and recent deliveries, secrets masked. */
-  status(): NotificationsStatus {
+  /**
+   * The body of `GET /notifications`: settings, the pipeline's counters, each channel with its
+   * counters and recent deliveries (secrets masked), and each application a fleet expectation
+   * covers; a caller granted some applications sees the deliveries and expectations of those alone.
+   */
+  async status(scope: ApplicationScope = ALL_APPLICATIONS): Promise<NotificationsStatus> {
     const config = this.ctx.config;
+    const expectations = (await this.#evaluator?.view() ?? []).filter((expectation) => scope.all || scope.allows(expectation.application));
     return {
       settings: {
         on: config.on,
@@ -128,16 +193,21 @@ export class NotifyService {
         reminderPeriod: config.reminder.period,
         filtersApi: config['filters-api'],
         maxFilters: this.#rulesConfig['max-filters'],
+        routes: this.#rulesConfig.routes?.length ?? null,
+        maxMaintenance: this.#rulesConfig['max-maintenance'],
+        expectationsForgetAfter: this.#rulesConfig['expectations-forget-after'],
         perInstanceRate: config['per-instance-rate'],
         proxy: config.proxy ? maskedUrl(config.proxy) : null,
       },
       pipeline: {
-        filtered: this.stats.filtered, held: this.stats.held, rateLimited: this.stats.rateLimited, summaries: this.stats.summaries, reminders: this.stats.reminders,
+        filtered: this.stats.filtered, held: this.stats.held, rateLimited: this.stats.rateLimited, inMaintenance: this.stats.inMaintenance, unrouted: this.stats.unrouted,
+        summaries: this.stats.summaries, reminders: this.stats.reminders, expectations: this.stats.expectations,
       },
       channels: this.#channels.map((channel) => {
         const stats = this.stats.channels.get(channel.name) ?? new ChannelStats();
         return {
           name: channel.name,
+          channel: channelOf(channel.name),
           target: channel.target,
           enabled: channel.settings.enabled,
           on: channel.settings.on ?? config.on,
@@ -151,11 +221,13 @@ export class NotifyService {
           superseded: stats.superseded,
           coalesced: stats.coalesced,
           dropped: stats.dropped,
-          lastDelivery: stats.lastDelivery,
-          lastFailure: stats.lastFailure,
-          recent: stats.recent,
+          // A caller granted some applications sees the deliveries about those alone.
+          lastDelivery: stats.visible(stats.lastDelivery, scope) ? stats.lastDelivery : null,
+          lastFailure: stats.visible(stats.lastFailure, scope) ? stats.lastFailure : null,
+          recent: scope.all ? stats.recent : stats.recent.filter((entry) => stats.visible(entry, scope)),
         };
       }),
+      expectations,
     };
   }
 
@@ -180,17 +252,36 @@ export class NotifyService {
     round();
   }
 
-  /** Runs `work` every `ms`, never two at once; a failure is logged and the next round runs. */
-  #every(ms: number, work: () => Promise<void>): void {
+  /**
+   * Runs `work` every `ms`, never two at once; a failure is logged (through `warning`, when rounds
+   * are frequent: a Redis outage must not write a line a second) and the next round runs.
+   * Returns a function that runs a round now (or right after the one running).
+   */
+  #every(ms: number, work: () => Promise<void>, warning?: OccasionalWarning): () => void {
     let running = false;
-    this.#timers.push(setInterval(() => {
-      if (running) return;
+    let again = false;
+    const round = () => {
+      if (this.#stopped) return;
+      if (running) {
+        again = true;
+        return;
+      }
       running = true;
-      work().catch((error: unknown) => this.ctx.log.warn(`periodic notification work failed: ${messageOf(error)}`))
+      work().catch((error: unknown) => {
+        const message = `periodic notification work failed: ${messageOf(error)}`;
+        if (warning) warning.note(() => message);
+        else this.ctx.log.warn(message);
+      })
         .finally(() => {
           running = false;
+          if (again) {
+            again = false;
+            round();
+          }
         });
-    }, ms));
+    };
+    this.#timers.push(setInterval(round, ms));
+    return round;
   }
 }
 
@@ -214,3 +305,4 @@ function redactingLogger(log: PluginContext['log'], redact: (text: string) => st
     child: (scope) => redactingLogger(log.child(scope), redact),
   };
 }
+

@@ -1,4 +1,5 @@
 import type { DeliveryRecord } from '../../core/domain/index.js';
+import type { ApplicationScope } from '../../core/plugin-api.js';
 
 const RECENT = 20;
 
@@ -24,12 +25,22 @@ export class ChannelStats {
   lastDelivery: DeliveryRecord | null = null;
   lastFailure: DeliveryRecord | null = null;
   readonly recent: DeliveryRecord[] = [];
+  /** The applications each record is about, for callers who may see only some (kept beside, not on the wire). */
+  readonly #applications = new WeakMap<DeliveryRecord, readonly string[]>();
 
-  record(entry: DeliveryRecord): void {
+  record(entry: DeliveryRecord, applications: readonly string[] = []): void {
+    this.#applications.set(entry, applications);
     if (entry.outcome === 'delivered') this.lastDelivery = entry;
     if (entry.outcome === 'failed' || entry.outcome === 'dropped') this.lastFailure = entry;
     this.recent.unshift(entry);
     if (this.recent.length > RECENT) this.recent.length = RECENT;
+  }
+
+  /** Whether a caller seeing `scope` may see this record: every application it names is theirs (one naming none: only a caller seeing all). */
+  visible(entry: DeliveryRecord | null, scope: ApplicationScope): boolean {
+    if (entry === null || scope.all) return true;
+    const applications = this.#applications.get(entry) ?? [];
+    return applications.length > 0 && applications.every((name) => scope.allows(name));
   }
 }
 
@@ -41,6 +52,12 @@ export class PipelineStats {
   held = 0;
   /** Changes kept back by `per-instance-rate`, folded into a later notification of the instance. */
   rateLimited = 0;
+  /** Changes (and reminders) held back because the instance was in a maintenance window. */
+  inMaintenance = 0;
+  /** Notifications no route matched (`notify.routes`): not sent. */
+  unrouted = 0;
+  /** Application notifications of fleet expectations handed to the channels (DEGRADED, RECOVERED). */
+  expectations = 0;
   /** Storm summaries sent instead of per-instance messages. */
   summaries = 0;
   reminders = 0;

@@ -101,6 +101,11 @@ export class StormTracker {
     }
   }
 
+  /** Whether a storm is open: contact is lost with most instances, or not all of them are back. */
+  get open(): boolean {
+    return this.#open;
+  }
+
   stop(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;

@@ -34,7 +34,7 @@ export default definePlugin({
       if (text === undefined) throw new HttpError(503, 'the API document is not ready yet', { 'retry-after': '1' });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
-    });
+    }, { action: 'api.read' });
     return {
       start() {
         const { document, problems } = buildDocument({ version: vigilVersion(), contextPath: ctx.http.contextPath, contributions: ctx.services.collect(API_DESCRIPTION) });

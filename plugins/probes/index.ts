@@ -16,7 +16,7 @@ export default definePlugin({
   create(ctx) {
     let checks: readonly ReadinessCheck[] | undefined;
     const send = (res: ServerResponse, status: number, body: unknown) => ctx.http.sendJson(res, status, body, NO_STORE);
-    ctx.http.route('GET', LIVENESS_PATH, (_req, res) => send(res, 200, { status: 'UP' }));
+    ctx.http.route('GET', LIVENESS_PATH, (_req, res) => send(res, 200, { status: 'UP' }), { action: 'probes.read' });
     ctx.http.route('GET', READINESS_PATH, (_req, res) => {
       // Contributions are complete once every plugin has set up, before anything is served.
       checks ??= ctx.services.collect(READINESS);
@@ -33,7 +33,7 @@ export default definePlugin({
         components[check.name] = state.ready ? { status: 'UP' } : { status: 'OUT_OF_SERVICE', details: { reason: state.reason } };
       }
       send(res, ready ? 200 : 503, { status: ready ? 'UP' : 'OUT_OF_SERVICE', components });
-    });
+    }, { action: 'probes.read' });
     const health = (name: string) => ({
       type: 'object', required: ['status'],
       properties: { status: { enum: name === 'liveness' ? ['UP'] : ['UP', 'OUT_OF_SERVICE'] }, ...(name === 'readiness' ? { components: { type: 'object', additionalProperties: { type: 'object' } } } : {}) },

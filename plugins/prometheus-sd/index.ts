@@ -79,7 +79,7 @@ export default definePlugin<PrometheusSdConfig>({
       // Prometheus accepts exactly this media type (with or without the charset).
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
       res.end(text);
-    });
+    }, { action: 'metrics.read' });
     const list = { type: 'array', items: { type: 'string' } };
     ctx.services.contribute(API_DESCRIPTION, {
       paths: {

@@ -1,4 +1,4 @@
-import { HttpError, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { HttpError, scopeOf, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
 import type { FanOutResult, Instance } from '../../core/domain/index.js';
 import { mapLimit } from '../../core/kits/runtime/index.js';
 import { BODY_METHODS, collectWithin, readRequestBody } from './body.js';
@@ -50,7 +50,10 @@ export function applicationProxy(ctx: PluginContext<unknown>, runtime: ProxyRunt
       let body: Buffer | null = null;
       if (withBody) body = await readRequestBody(req, FANOUT_BODY_LIMIT);
       else req.resume();
-      const members = ctx.registry.list(req.params.name!);
+      // Only the instances the caller may see: an application outside its grants fans out to
+      // nobody, exactly as an unknown one.
+      const scope = scopeOf(req);
+      const members = ctx.registry.list(req.params.name!).filter((instance) => scope.all || scope.allows(instance.registration?.name ?? ''));
       const budget = new ByteBudget(budgetBytes);
 
       const parent = runtime.calls.child();

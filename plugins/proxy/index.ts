@@ -1,13 +1,34 @@
 import { LabelledCounts } from '../../core/kits/runtime/index.js';
-import { METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteAccess, type RouteHandler } from '../../core/plugin-api.js';
 import { proxyApi } from './api-description.js';
 import { applicationProxy } from './application-proxy.js';
 import { proxyConfigSchema, type ProxyConfig } from './config-schema.js';
 import { instanceProxy } from './instance-proxy.js';
 import { targetResolver } from './resolve-target.js';
 import { ProxyRuntime } from './runtime.js';
+import { rawProxyPath } from './request-path.js';
+import { parseProxyPath } from './target-url.js';
 
 const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * What a proxied call is for the access check: a read (`GET`, `HEAD`, and `OPTIONS`, which changes
+ * nothing) or a write, of the endpoint the path names first (sensitive and admin endpoints need admin).
+ */
+function proxyAccess(contextPath: string): RouteAccess {
+  return {
+    action: (req) => (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' ? 'actuator.read' : 'actuator.write'),
+    // Read as the proxy reads it; a path it would refuse (400) names no endpoint.
+    endpoint: (req) => {
+      try {
+        const raw = rawProxyPath(req.originalUrl, contextPath);
+        return raw.rest === '' ? undefined : parseProxyPath(raw.rest, raw.query).endpointId;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
 
 /**
  * `proxy`: the management-endpoint proxy (reference §7). `/instances/{id}/actuator/**` streams
@@ -26,11 +47,13 @@ export default definePlugin<ProxyConfig>({
     const plain = ctx as PluginContext<unknown>;
     const counted = countedBy(new LabelledCounts(['code_class']), ctx);
     // The bare `/actuator` forms exist to answer "no endpoint specified" like the rest of the proxy.
+    const access = proxyAccess(ctx.http.contextPath);
     for (const path of ['/instances/:id/actuator', '/instances/:id/actuator/*']) {
-      ctx.http.route(METHODS, path, counted(instanceProxy(plain, runtime)));
+      ctx.http.route(METHODS, path, counted(instanceProxy(plain, runtime)), { ...access, target: 'instance' });
     }
+    // No target: a fan-out reaches only the caller's instances (an application it may not see has none).
     for (const path of ['/applications/:name/actuator', '/applications/:name/actuator/*']) {
-      ctx.http.route(METHODS, path, counted(applicationProxy(plain, runtime)));
+      ctx.http.route(METHODS, path, counted(applicationProxy(plain, runtime)), access);
     }
     proxyApi(ctx.services, METHODS);
     return { start: () => runtime.open(), stop: () => runtime.close() };

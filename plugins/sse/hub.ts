@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { HttpError, type InstanceChange, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
+import { ALL_APPLICATIONS, EventApplications, HttpError, type ApplicationScope, type InstanceChange, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
 import type { Instance, InstanceEvent } from '../../core/domain/index.js';
 import { PING, frame, joinFrames, type Frame } from './frames.js';
 import { namesTouchedBy, replayFrames, type EarlierEvents } from './replay.js';
@@ -45,66 +45,84 @@ export class StreamHub {
    * the client missed, then live ones. It joins the fan-out before the replay is read, and the
    * stream drops live events the replay already covered, so there is neither a gap nor a duplicate.
    */
-  subscribe(res: ServerResponse, topic: Topic, lastEventId: number | undefined, earlier?: EarlierEvents): void {
+  subscribe(res: ServerResponse, topic: Topic, lastEventId: number | undefined, scope: ApplicationScope = ALL_APPLICATIONS, earlier?: EarlierEvents): void {
     // After shutdown began a keep-alive connection may still send a request: refuse it before any header.
     if (this.#closed) throw new HttpError(503, 'the server is shutting down');
     const { instances, views, log, maxBufferedBytes } = this.options;
-    const stream = new SubscriberStream(res, maxBufferedBytes, (gone, reason) => this.#remove(gone, topic, reason));
+    const stream = new SubscriberStream(res, maxBufferedBytes, (gone, reason) => this.#remove(gone, topic, reason), scope);
     stream.begin();
     this.#add(stream, topic);
     if (lastEventId !== undefined) {
-      for (const replayed of replayFrames(topic, lastEventId, instances, views, earlier)) stream.sendEvent(replayed.seq, replayed.frame);
+      for (const replayed of replayFrames(topic, lastEventId, instances, views, scope, earlier)) stream.sendEvent(replayed.seq, replayed.frame);
     }
     stream.deliveredUpTo(instances.lastSeq);
     log.debug(`stream opened: ${describeTopic(topic)}`, { lastEventId, open: this.#streams.size });
   }
 
   /**
-   * The `instance.changed` handler. Events go out in `seq` order even when one is recorded from
-   * inside another's handler: a plugin whose handler runs before this one may append, and then
-   * the newer event is announced here first. Seqs are contiguous, so a jump shows that earlier
-   * events are still on their way: they are taken from the history and sent first, and their own
-   * announcement, when it comes, finds them already sent.
+   * The `instance.changed` handler. The bus delivers events in `seq` order, each after the one
+   * before has reached every handler, even those recorded from inside a handler: they go out as
+   * they come. One at or below what was sent (a reload's catch-up already sent it) is skipped.
    */
   publish({ event, instance, previous }: InstanceChange): void {
     if (event.seq <= this.#published) return;
-    if (event.seq > this.#published + 1) {
-      const { instances } = this.options;
-      for (const missed of instances.eventsSince(this.#published)) {
-        if (missed.seq >= event.seq) break;
-        this.#fanOut(missed, () => namesTouchedBy(missed, instances));
-      }
-    }
     // A rename touches two applications: the one left first (maybe now `instances: []`), then the one joined.
     this.#fanOut(event, () => {
       const [before, after] = [previous.registration?.name, instance.registration?.name];
       return before !== undefined && before !== after ? [before, after] : [after];
-    }, instance);
+    }, instance.registration?.name, instance);
   }
 
   /**
-   * `after` is the instance as this event left it; events taken from the history to close a gap
-   * have none at hand, and their snapshot watchers get the instance as it is now (as SBA, which
-   * reads the registry when it sends).
+   * The `instances.reloaded` handler: the log replaced this node's state, bringing events that
+   * came with no `instance.changed` of their own (a node that fell behind the feed). The held
+   * ones newer than what was sent go out now, oldest first.
    */
-  #fanOut(event: InstanceEvent, applicationNames: () => readonly (string | undefined)[], after?: Instance): void {
+  catchUp(): void {
+    const { instances } = this.options;
+    if (this.#streams.size === 0) {
+      // Nobody to send them to: a later stream's replay reads the history itself.
+      this.#published = Math.max(this.#published, instances.lastSeq);
+      return;
+    }
+    const applications = new EventApplications(instances);
+    for (const missed of instances.eventsSince(this.#published)) this.#fanOut(missed, () => namesTouchedBy(missed, instances), applications.of(missed));
+  }
+
+  /**
+   * `after` is the instance as this event left it; events a reload brought have none at hand,
+   * and their snapshot watchers get the instance as it is now (as SBA, which reads the registry
+   * when it sends).
+   */
+  #fanOut(event: InstanceEvent, applicationNames: () => readonly (string | undefined)[], application: string | undefined, after?: Instance): void {
     this.#published = event.seq;
     if (this.#streams.size === 0) return;
+    // A stream scoped to some applications gets an event only when its instance was in one of them then.
+    const sees = (stream: SubscriberStream, name: string | undefined) => stream.scope.all || (name !== undefined && stream.scope.allows(name));
     const watchers = this.#byInstance.get(event.instance);
     if (this.#events.size > 0 || watchers) {
       const message = frame(event.seq, this.options.views.event(event));
-      for (const stream of this.#events) stream.sendEvent(event.seq, message);
-      if (watchers) for (const stream of watchers) stream.sendEvent(event.seq, message);
+      for (const stream of this.#events) if (sees(stream, application)) stream.sendEvent(event.seq, message);
+      if (watchers) for (const stream of watchers) if (sees(stream, application)) stream.sendEvent(event.seq, message);
     }
     const snapshotWatchers = this.#snapshotsByInstance.get(event.instance);
     const current = snapshotWatchers && (after ?? this.options.instances.get(event.instance));
     if (snapshotWatchers && current) {
       const message = frame(event.seq, this.options.views.instance(current));
-      for (const stream of snapshotWatchers) stream.sendEvent(event.seq, message);
+      for (const stream of snapshotWatchers) if (sees(stream, current.registration?.name)) stream.sendEvent(event.seq, message);
     }
     if (this.#applications.size > 0) {
-      const snapshots = this.#applicationFrames(event.seq, applicationNames());
-      if (snapshots) for (const stream of this.#applications) stream.sendEvent(event.seq, snapshots);
+      const names = applicationNames().filter((name): name is string => name !== undefined);
+      const snapshots = this.#applicationFrames(event.seq, names);
+      if (snapshots) {
+        for (const stream of this.#applications) {
+          if (stream.scope.all) stream.sendEvent(event.seq, snapshots);
+          else {
+            const visible = names.filter((name) => stream.scope.allows(name));
+            if (visible.length > 0) stream.sendEvent(event.seq, visible.length === names.length ? snapshots : this.#applicationFrames(event.seq, visible)!);
+          }
+        }
+      }
     }
   }
 

@@ -22,6 +22,7 @@ export default definePlugin<SseConfig>({
     streamsApi(ctx.services);
     ctx.services.contribute(METRICS, { name: 'vigil_sse_subscribers', help: 'Server-Sent Event streams open now', type: 'gauge', collect: () => [{ value: hub.size }] });
     ctx.bus.on('instance.changed', (change) => hub.publish(change));
+    ctx.bus.on('instances.reloaded', () => hub.catchUp());
     // The signal aborts as the kernel begins to stop, before plugins stop: streams end first.
     ctx.signal.addEventListener('abort', () => hub.close(), { once: true });
     return { start: () => hub.startPings(ctx.config['ping-interval']), stop: () => hub.close() };

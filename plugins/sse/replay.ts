@@ -1,5 +1,5 @@
 import type { InstanceEvent } from '../../core/domain/index.js';
-import type { JsonViews, Registry } from '../../core/plugin-api.js';
+import { ALL_APPLICATIONS, EventApplications, type ApplicationScope, type JsonViews, type Registry } from '../../core/plugin-api.js';
 import { frame, type Frame } from './frames.js';
 import type { Topic } from './topic.js';
 
@@ -22,30 +22,37 @@ export interface Replayed {
  *   it. Each goes out with the `seq` of the last missed event that touched it, in that order, so
  *   ids stay increasing and resuming from any of them still covers the rest.
  */
-export function replayFrames(topic: Topic, lastEventId: number, registry: Registry, views: JsonViews, earlier?: EarlierEvents): Replayed[] {
+export function replayFrames(topic: Topic, lastEventId: number, registry: Registry, views: JsonViews,
+  scope: ApplicationScope = ALL_APPLICATIONS, earlier?: EarlierEvents): Replayed[] {
   const since = registry.resumePoint(lastEventId);
+  // A scoped subscriber is replayed only the events of its applications, as they were then.
+  const visible = (events: readonly InstanceEvent[]) => EventApplications.filter(events, scope, registry);
   switch (topic.kind) {
     case 'events':
-      return missedEvents(since, registry, earlier).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
+      return visible(missedEvents(since, registry, earlier)).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'instance':
-      return missedOf(topic.id, since, registry, earlier).map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
+      // The whole history is filtered, so the registration an event came under is at hand.
+      return visible(historyOf(topic.id, registry, earlier)).filter((event) => event.seq > since)
+        .map((event) => ({ seq: event.seq, frame: frame(event.seq, views.event(event)) }));
     case 'instance-snapshots': {
       // One snapshot is the instance as it is now: older ones in between would be stale copies.
-      const last = missedOf(topic.id, since, registry, earlier).at(-1);
+      const last = historyOf(topic.id, registry, earlier).at(-1);
       const instance = registry.get(topic.id);
-      if (!last || !instance) return [];
+      if (!last || last.seq <= since || !instance) return [];
+      if (!scope.all && !scope.allows(instance.registration?.name ?? '')) return [];
       return [{ seq: last.seq, frame: frame(last.seq, views.instance(instance)) }];
     }
     case 'applications':
-      return applicationReplay(missedEvents(since, registry, earlier), registry, views);
+      return applicationReplay(missedEvents(since, registry, earlier), registry, views, scope);
   }
 }
 
 /**
  * What a resumed stream missed that this node no longer holds in memory (a cluster node holds
  * the newest events and the histories of some instances; the rest is in Redis), read before the
- * stream joins the fan-out: the events after the client's id up to `upTo`; `replayFrames` takes
- * those after `upTo` from memory. Undefined when memory holds all it missed.
+ * stream joins the fan-out: the events after the client's id up to `upTo` (for a stream of one
+ * instance, its whole history up to `upTo`); `replayFrames` takes those after `upTo` from memory.
+ * Undefined when memory holds all it missed.
  */
 export interface EarlierEvents {
   readonly upTo: number;
@@ -57,15 +64,19 @@ export async function earlierEvents(topic: Topic, lastEventId: number, registry:
   if (since >= registry.completeAfter) return undefined;
   const events: InstanceEvent[] = [];
   let after = since;
+  let first = true;
   // Read until memory reaches back to where the reading ended (it moves on while Redis answers).
   while (after < registry.completeAfter) {
     const upTo = registry.lastSeq;
     if (topic.kind === 'events' || topic.kind === 'applications') {
       for await (const batch of registry.readEvents(after, upTo)) events.push(...batch);
     } else {
-      for (const event of await registry.readEventsOf(topic.id)) if (event.seq > after && event.seq <= upTo) events.push(event);
+      // One instance: its history from the start, so a scoped replay knows what it was registered as.
+      const from = first ? -Infinity : after;
+      for (const event of await registry.readEventsOf(topic.id)) if (event.seq > from && event.seq <= upTo) events.push(event);
     }
     after = upTo;
+    first = false;
   }
   return { upTo: after, events };
 }
@@ -75,18 +86,18 @@ function missedEvents(since: number, registry: Registry, earlier: EarlierEvents 
   return earlier.events.concat(registry.eventsSince(earlier.upTo));
 }
 
-function missedOf(id: string, since: number, registry: Registry, earlier: EarlierEvents | undefined): InstanceEvent[] {
-  // The per-instance history is already at hand; no need to filter the global one.
-  const after = earlier?.upTo ?? since;
-  const held = registry.eventsOf(id).filter((event) => event.seq > after);
-  return earlier ? earlier.events.concat(held) : held;
+/** The history of one instance as known here: what was read from Redis, then what memory holds after it. */
+function historyOf(id: string, registry: Registry, earlier: EarlierEvents | undefined): readonly InstanceEvent[] {
+  if (!earlier) return registry.eventsOf(id);
+  return earlier.events.concat(registry.eventsOf(id).filter((event) => event.seq > earlier.upTo));
 }
 
-function applicationReplay(missed: readonly InstanceEvent[], registry: Registry, views: JsonViews): Replayed[] {
+function applicationReplay(missed: readonly InstanceEvent[], registry: Registry, views: JsonViews, scope: ApplicationScope): Replayed[] {
   // Insertion order of a Map is kept on re-insert only after delete: that yields "order of last touch".
   const lastTouch = new Map<string, number>();
   for (const event of missed) {
     for (const name of namesTouchedBy(event, registry)) {
+      if (!scope.all && !scope.allows(name)) continue;
       lastTouch.delete(name);
       lastTouch.set(name, event.seq);
     }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { HttpError, type PluginContext, type RouteHandler, type VigilRequest } from '../../core/plugin-api.js';
+import { HttpError, scopeOf, type PluginContext, type RouteHandler, type VigilRequest } from '../../core/plugin-api.js';
 import { STREAM_HEADERS, lastEventIdOf } from './frames.js';
 import type { StreamHub } from './hub.js';
 import { earlierEvents } from './replay.js';
@@ -26,7 +26,7 @@ export function streamRoutes({ http, registry }: PluginContext<unknown>, hub: St
     if (lastEventId !== undefined && lastEventId > registry.lastSeq) await registry.waitForSeq(lastEventId, CATCH_UP_MS);
     // What it missed that this node no longer holds in memory (a cluster node) is read first.
     const earlier = lastEventId === undefined ? undefined : await earlierEvents(topic, lastEventId, registry);
-    hub.subscribe(res, topic, lastEventId, earlier);
+    hub.subscribe(res, topic, lastEventId, scopeOf(req), earlier);
   };
   const open = (topic: Topic): RouteHandler => (req, res) => stream(req, res, topic);
   const applications = open({ kind: 'applications' });
@@ -39,11 +39,12 @@ export function streamRoutes({ http, registry }: PluginContext<unknown>, hub: St
     return stream(req, res, { kind, id });
   };
 
-  http.route('GET', '/instances/events', open({ kind: 'events' }), { accepts: SSE });
-  http.route('GET', '/instances/:id/events', oneInstance('instance'));
+  const read = { action: 'instances.read' } as const;
+  http.route('GET', '/instances/events', open({ kind: 'events' }), { accepts: SSE, ...read });
+  http.route('GET', '/instances/:id/events', oneInstance('instance'), { ...read, target: 'instance' });
   // SBA's InstancesController: the instance itself (the JSON of `GET /instances/{id}`) after each
   // of its events, so a client holds its current state without folding events.
-  http.route('GET', '/instances/:id', oneInstance('instance-snapshots'), { accepts: SSE });
-  http.route('GET', '/applications/events', applications);
-  http.route('GET', '/applications', applications, { accepts: SSE });
+  http.route('GET', '/instances/:id', oneInstance('instance-snapshots'), { accepts: SSE, ...read, target: 'instance' });
+  http.route('GET', '/applications/events', applications, { action: 'applications.read' });
+  http.route('GET', '/applications', applications, { accepts: SSE, action: 'applications.read' });
 }

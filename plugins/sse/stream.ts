@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { ALL_APPLICATIONS, type ApplicationScope } from '../../core/plugin-api.js';
 import { PING, STREAM_HEADERS, type Frame } from './frames.js';
 
 /**
@@ -16,6 +17,8 @@ export class SubscriberStream {
     private readonly maxBufferedBytes: number,
     /** Called once when the stream goes away for any reason (client left, overflow, shutdown). */
     private readonly onGone: (stream: SubscriberStream, reason: 'closed' | 'overflow' | 'ended') => void,
+    /** The applications this subscriber may see (the access check's decision). */
+    readonly scope: ApplicationScope = ALL_APPLICATIONS,
   ) {
     res.once('close', () => this.#gone('closed'));
   }

@@ -23,6 +23,20 @@ export function uiApi(services: Services): void {
           responses: { 200: { description: 'The daemon described', content: { 'application/json': { schema: { type: 'object' } } } }, default: ERROR_RESPONSE },
         },
       },
+      '/ui/session': {
+        get: {
+          tags: ['ui'], summary: 'Who is signed in, as the dashboard\'s header shows it, and where to sign in and out', operationId: 'dashboardSession',
+          responses: {
+            200: {
+              description: 'The signed-in principal (null names without authentication)',
+              content: { 'application/json': { schema: { type: 'object', required: ['name', 'via', 'signIn', 'signOut', 'audit'], properties: {
+                name: { type: ['string', 'null'] }, via: { type: ['string', 'null'] }, signIn: { type: ['string', 'null'] }, signOut: { type: ['string', 'null'] }, audit: { type: ['string', 'null'], description: 'GET /audit when the audit trail is loaded' },
+              } } } },
+            },
+            default: ERROR_RESPONSE,
+          },
+        },
+      },
     },
   });
 }

@@ -1,5 +1,6 @@
 import { definePlugin, type VigilPlugin } from '../../core/plugin-api.js';
 import { ASSET_PREFIX, DEFAULT_APP_FOLDER, checkAppFolder } from './app-folder.js';
+import { sessionRoute } from './session-route.js';
 import { staticRoutes } from './static-routes.js';
 import { uiApi } from './api-description.js';
 
@@ -20,7 +21,9 @@ export function createUiPlugin(folder: string = DEFAULT_APP_FOLDER): VigilPlugin
       uiApi(ctx.services);
       // The About page: versions, plugins and the effective config, secrets masked by the kernel.
       // Under the dashboard's prefix, so it is clearly the dashboard's and clashes with no API path.
-      ctx.http.route('GET', `/${ASSET_PREFIX}/about`, (_req, res) => ctx.http.sendJson(res, 200, ctx.settings.about(), { 'cache-control': 'no-store' }));
+      ctx.http.route('GET', `/${ASSET_PREFIX}/about`, (_req, res) => ctx.http.sendJson(res, 200, ctx.settings.about(), { 'cache-control': 'no-store' }), { action: 'dashboard.read' });
+      // The header's "signed in as" and its sign-out button.
+      sessionRoute(ctx.http);
     },
   });
 }

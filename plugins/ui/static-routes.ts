@@ -57,13 +57,13 @@ export function staticRoutes(http: HttpRoutes, folder: string): void {
       return;
     }
     serve(req, res, `/${INDEX_FILE}`);
-  });
+  }, { action: 'dashboard.read' });
 
   // The path below the context path, still percent-encoded: sirv decodes it and knows only the files it scanned.
   http.route(['GET', 'HEAD'], `/${ASSET_PREFIX}/*`, (req, res) => {
     secure(res);
     serve(req, res, req.path.slice(http.contextPath.length));
-  });
+  }, { action: 'dashboard.read' });
 }
 
 /** The page's security headers on every answer of the dashboard: files, redirects and errors alike. */

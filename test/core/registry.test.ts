@@ -176,6 +176,8 @@ test('load: events read past their snapshot (a log read while writes went on) ar
   reader.event(down!);
   assert.equal(reader.events().map((event) => `${event.version}@${event.seq}`), [registered!, up!, down!].map((event) => `${event.version}@${event.seq}`));
   assert.is(reader.get(id)!.statusInfo.status, 'DOWN');
+  // Published once the log's delivery has returned, in order.
+  await new Promise(setImmediate);
   assert.equal(changes.map((change) => change.event.version), [1, 2]);
 });
 

@@ -315,6 +315,8 @@ test('no secret from the config or from metadata appears in any response, header
             headers: { accept, 'last-event-id': '0', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...authorization },
             ...(body === undefined ? {} : { body }),
             ...(topic ? { streamUntilId: untilId(topic) } : {}),
+            // The audit trail's stream replays every entry held (any id ends the read; the sweep's own writes are held).
+            ...(route.method === 'GET' && route.path === '/audit' ? { streamUntilId: 1 } : {}),
           });
           assert.ok(reply.status !== 401 && reply.status !== 403, `${route.method} ${path} (${accept}): ${reply.status}`);
           replies.push({ label: `${route.method} ${path} (${accept})`, reply });
@@ -331,6 +333,12 @@ test('no secret from the config or from metadata appears in any response, header
       for (const accept of ['application/json', 'text/event-stream']) {
         const topic = topicOf({ method: 'GET', path }, '', vault)!;
         replies.push({ label: `GET ${path} (${accept}) after deregistration`, reply: await capture(full.port, { method: 'GET', path, headers: { accept, 'last-event-id': '0', ...admin }, streamUntilId: untilId(topic) }) });
+      }
+    }
+    // The audit trail holds every write of the sweep (proxied bodies included): none of it may carry a secret.
+    if (routes.some((route) => route.path === '/audit')) {
+      for (const accept of ['application/json', 'text/event-stream']) {
+        replies.push({ label: `GET /audit (${accept}) after the sweep`, reply: await capture(full.port, { method: 'GET', path: '/audit?limit=1000', headers: { accept, 'last-event-id': '0', ...admin }, streamUntilId: 1 }) });
       }
     }
 

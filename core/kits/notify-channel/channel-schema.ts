@@ -65,7 +65,7 @@ export function channelSchema(keys: yup.ObjectShape, defaults: ChannelDefaults =
         'deregistered-message': template(defaults.messages.deregistered),
       }
     : {};
-  return yup.object({
+  const common: yup.ObjectShape = {
     enabled: yup.boolean().default(true),
     on: yup.array(yup.string().oneOf([...NOTIFIED_EVENT_TYPES], '${path} must be one of ${values}').required())
       .default(defaults.on ? [...defaults.on] : undefined),
@@ -74,12 +74,57 @@ export function channelSchema(keys: yup.ObjectShape, defaults: ChannelDefaults =
     'rate-limit': yup.number().min(0).default(defaults.rateLimit ?? 0),
     ...messages,
     ...keys,
-  }).exact(unknownKeys).default({});
+  };
+  const target = yup.object(common).exact(unknownKeys);
+  return yup.object({
+    ...common,
+    targets: yup.object().typeError('${path} must be a map of target names to sections').default({})
+      .test('target-names', '', function names(value) {
+        const bad = Object.entries(value ?? {}).find(([name, section]) => !TARGET_NAME.test(name) || typeof section !== 'object' || section === null || Array.isArray(section));
+        if (!bad) return true;
+        const [name] = bad;
+        if (TARGET_NAME.test(name)) return this.createError({ path: `${this.path}.${name}`, message: `${this.path}.${name} must be a map of the channel's keys` });
+        return this.createError({ message: `${this.path} "${name.slice(0, 64)}" is not a target name (letters, digits, '_' and '-', at most 64)` });
+      }),
+  }).exact(unknownKeys).default({}).test('targets', '', function targets(section) {
+    // Each target is checked as it will run: the channel's section with the target's keys over it.
+    const problems: yup.ValidationError[] = [];
+    for (const [name, keys] of Object.entries((section as { targets?: Record<string, unknown> } | undefined)?.targets ?? {})) {
+      if (!TARGET_NAME.test(name) || typeof keys !== 'object' || keys === null) continue;
+      try {
+        target.validateSync(targetSection(section as Record<string, unknown>, name), { abortEarly: false, stripUnknown: false });
+      } catch (error) {
+        if (!(error instanceof yup.ValidationError)) throw error;
+        for (const leaf of error.inner.length > 0 ? error.inner : [error]) {
+          const path = [this.path, 'targets', name, leaf.path].filter(Boolean).join('.');
+          const named = leaf.path || 'this';
+          const message = leaf.message.startsWith(named) ? `${path}${leaf.message.slice(named.length)}` : `${path}: ${leaf.message}`;
+          problems.push(this.createError({ path, message: () => message }));
+        }
+      }
+    }
+    return problems.length === 0 ? true : new yup.ValidationError(problems);
+  });
+}
+
+/** A target's name (`payments` in `notify-slack:payments`). */
+export const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * The section a target runs with: the channel's section (its default target) with the target's
+ * own keys over it, `targets` left out. Validate it with the channel's schema for the defaults.
+ */
+export function targetSection(section: Readonly<Record<string, unknown>>, name: string): Record<string, unknown> {
+  const { targets, ...defaults } = section;
+  const own = (targets as Record<string, Record<string, unknown>> | undefined)?.[name] ?? {};
+  return { ...defaults, ...own };
 }
 
 /** The common keys as read from a validated section. */
 export interface ChannelSection {
   readonly enabled: boolean;
+  /** Named targets (`notify-slack:payments`), each the channel's keys it sets differently (schemas made with `channelSchema`). */
+  readonly targets?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly on?: NotifiedEventType[];
   readonly 'ignore-changes'?: string[];
   readonly 'rate-limit': number;

@@ -10,9 +10,14 @@ import { defineToken, type Logger } from '../../plugin-api.js';
  * retries by itself: it reports each attempt's outcome and the pipeline decides.
  */
 
+/** The instance events a channel can be notified of. */
+export type NotifiedInstanceEventType = 'REGISTERED' | 'DEREGISTERED' | 'STATUS_CHANGED';
+/** What fleet expectations (`notify.expectations`) say about a whole application. */
+export type ApplicationEventType = 'APPLICATION_DEGRADED' | 'APPLICATION_RECOVERED';
 /** The event types a channel can be notified of (`on:`). */
-export type NotifiedEventType = 'REGISTERED' | 'DEREGISTERED' | 'STATUS_CHANGED';
-export const NOTIFIED_EVENT_TYPES: readonly NotifiedEventType[] = ['REGISTERED', 'DEREGISTERED', 'STATUS_CHANGED'];
+export type NotifiedEventType = NotifiedInstanceEventType | ApplicationEventType;
+export const APPLICATION_EVENT_TYPES: readonly ApplicationEventType[] = ['APPLICATION_DEGRADED', 'APPLICATION_RECOVERED'];
+export const NOTIFIED_EVENT_TYPES: readonly NotifiedEventType[] = ['REGISTERED', 'DEREGISTERED', 'STATUS_CHANGED', ...APPLICATION_EVENT_TYPES];
 
 /**
  * What a notification says about an instance. Registration data is attacker-controlled (anyone
@@ -39,7 +44,7 @@ export interface InstanceNotification {
    * reminder (`webhook-id`, mail `Message-ID`, ...).
    */
   readonly id: string;
-  readonly type: NotifiedEventType;
+  readonly type: NotifiedInstanceEventType;
   readonly instance: NotifiedInstance;
   /** The status before: the instance's previous recorded status (the same on every node). */
   readonly from: string;
@@ -56,6 +61,13 @@ export interface InstanceNotification {
   readonly coalesced: number;
   /** The dashboard's base URL, for links (`notify.base-url`, else the address Vigil listens on). */
   readonly baseUrl: string;
+  /**
+   * Set when the change is reported at the end of a maintenance window (its id, `M-3`, or the
+   * name of a recurring window): the instance's notifications were held during the window and
+   * its status then differs from the one before it, so `from` is the status before the window and
+   * `to` the status at its end ("DOWN after maintenance").
+   */
+  readonly afterMaintenance?: string;
 }
 
 /** Several changes inside one `group-window` (or reminders due together), sent as one message. */
@@ -89,11 +101,45 @@ export interface SummaryNotification {
   readonly baseUrl: string;
 }
 
-export type Notification = InstanceNotification | GroupNotification | SummaryNotification;
+/**
+ * A fleet expectation (`notify.expectations`) about one application: fewer than `required`
+ * instances were UP for the expectation's `for` (`APPLICATION_DEGRADED`), or enough are UP again
+ * (`APPLICATION_RECOVERED`). The application name is attacker-controlled like any registration
+ * data: channels escape it.
+ */
+export interface ApplicationNotification {
+  readonly kind: 'application';
+  /** Stable across retries, unique per change: `application-<hash of the name>-<since>-degraded|recovered`. */
+  readonly id: string;
+  readonly type: ApplicationEventType;
+  readonly application: string;
+  /** Instances UP when the notification was made, and how many the expectation requires. */
+  readonly up: number;
+  readonly required: number;
+  /** Registered instances of the application (0 when it has disappeared). */
+  readonly total: number;
+  /** Some of its instances (at most 50), worst status first. */
+  readonly instances: readonly { readonly id: string; readonly status: string }[];
+  /** No instance is registered: its last one deregistered or was removed. */
+  readonly disappeared: boolean;
+  /**
+   * `APPLICATION_RECOVERED` only: the expectation was dropped, not met again: the application
+   * stayed without any instance for `notify.expectations-forget-after` (`disappeared`), or the
+   * config no longer has an expectation for it (`required` is then 0).
+   */
+  readonly forgotten: boolean;
+  /** Since when it has been below the requirement (DEGRADED), or when it holds again (RECOVERED). */
+  readonly since: string;
+  readonly timestamp: string;
+  readonly baseUrl: string;
+}
+
+export type Notification = InstanceNotification | GroupNotification | SummaryNotification | ApplicationNotification;
 
 /** The outcome of one delivery attempt. `reason` must never contain a secret. */
 export type Attempt =
-  | { readonly outcome: 'delivered'; readonly status?: number }
+  /** `body`: the receiver's answer (at most 64 KiB), when the request asked for it (`readAnswer`). */
+  | { readonly outcome: 'delivered'; readonly status?: number; readonly body?: string }
   /** A transient failure (network, timeout, 408, 429, 5xx): try again, no sooner than `retryAfterMs` when given. */
   | { readonly outcome: 'retry'; readonly reason: string; readonly retryAfterMs?: number; readonly status?: number }
   /** A final failure (another 4xx, a rejected mail): given up at once. */
@@ -102,11 +148,14 @@ export type Attempt =
 /** One HTTP request of a channel. The body is sent as JSON unless it is a string. */
 export interface OutgoingRequest {
   readonly url: string;
-  readonly method?: 'POST' | 'PUT';
+  readonly method?: 'POST' | 'PUT' | 'DELETE';
   readonly headers?: Readonly<Record<string, string>>;
+  /** Sent as JSON unless it is a string; left out when undefined (a DELETE). */
   readonly body: unknown;
   /** A wait the receiver asked for in its body (Discord `retry_after`, Telegram `parameters.retry_after`), in ms. */
   readonly retryAfterFromBody?: (json: unknown) => number | undefined;
+  /** Keep the body of a 2xx answer (an id the receiver made, say) in the attempt; otherwise it is discarded unread. */
+  readonly readAnswer?: boolean;
 }
 
 /** What the pipeline lends a channel for an attempt. */
@@ -157,14 +206,49 @@ export interface NotificationChannel {
    * alerts every minute).
    */
   readonly periodic?: { readonly intervalMs: number; run(tools: DeliveryTools): Promise<void> };
+  /**
+   * For a receiver that can mute alerts itself (Alertmanager's silences): told when a maintenance
+   * window begins and when it ends, on one node of a cluster, whatever the channel's `on` says.
+   */
+  readonly maintenance?: MaintenanceHook;
   /** Releases what the channel holds (an SMTP pool); called when `notify` stops. */
   close?(): Promise<void>;
   /**
    * For a channel whose section can change while running (a reload; `defineChannel` does it):
-   * `listener` runs after each change, and `notify` reads `settings`, `target`, `secrets` and
-   * `periodic` again. Returns the function that unsubscribes.
+   * `listener` runs after each change, and `notify` reads `settings`, `target`, `secrets`,
+   * `periodic` and `maintenance` again. Returns the function that unsubscribes.
    */
   onChange?(listener: () => void): () => void;
+}
+
+/** One occurrence of a maintenance window, as a channel's `maintenance` hook sees it. */
+export interface MaintenanceWindowFacts {
+  /** Unique per occurrence: the window's id (`M-3`), or `<name>@<start>` for a recurring one. */
+  readonly key: string;
+  /** `M-3`, or the name of a recurring window from the config. */
+  readonly id: string;
+  /** Globs on application names (`*` any run of characters, `?` one); an instance matching any is in the window. */
+  readonly applications: readonly string[];
+  /** Instance ids in the window, whatever their application. */
+  readonly instances: readonly string[];
+  /** ISO-8601 instants: the window is `[start, end)`. */
+  readonly start: string;
+  readonly end: string;
+  readonly reason: string;
+  /** Who made it (`req.user`, `anonymous`), or `config` for a recurring window. */
+  readonly createdBy: string;
+}
+
+/**
+ * What a channel does when a maintenance window begins and ends. Each call is one attempt: a
+ * `retry` outcome is tried again later (with a growing pause), a `failed` one is logged and given
+ * up. Calls may repeat after a node change, so each must be idempotent (keep what was made in
+ * `SHARED_STATE`, keyed by `window.key`).
+ */
+export interface MaintenanceHook {
+  started(window: MaintenanceWindowFacts, tools: DeliveryTools): Promise<Attempt>;
+  /** `early`: the window was deleted before its planned end (else it simply ran out). */
+  ended(window: MaintenanceWindowFacts, tools: DeliveryTools, early: boolean): Promise<Attempt>;
 }
 
 export const NOTIFICATION_CHANNEL = defineToken<NotificationChannel>('vigil.notification-channel');

@@ -1,6 +1,6 @@
 import { definePlugin, type ConfigSchema, type PluginContext, type VigilPlugin } from '../../plugin-api.js';
 import { NOTIFICATION_CHANNEL, type Attempt, type ChannelSettings, type DeliveryTools, type Notification, type NotificationChannel } from './channel.js';
-import { channelSettingsOf, maskedUrl, messageTemplatesOf, type ChannelSection } from './channel-schema.js';
+import { channelSettingsOf, maskedUrl, messageTemplatesOf, targetSection, type ChannelSection } from './channel-schema.js';
 import type { MessageTemplates } from './texts.js';
 
 /** A channel plugin as its author writes it: the key the channel needs, and the channel a section describes. */
@@ -26,7 +26,14 @@ export interface ChannelPluginDefinition<Config extends ChannelSection> {
 
 /** What `channel()` is given: the section being applied (during a reload `ctx.config` is still the old one). */
 export interface ChannelSectionInput<Config extends ChannelSection> {
+  /** The target's section: the channel's, with the target's own keys over it (the default target: the channel's). */
   readonly config: Config;
+  /**
+   * The target's name: the plugin's (`notify-alertmanager`) for the default target, else
+   * `notify-alertmanager:payments`. State a channel keeps (in `SHARED_STATE`) is keyed by it, so
+   * two targets never share it.
+   */
+  readonly target: string;
   /** The value of the `requires` key. */
   readonly value: string;
   /** The section's message templates (`messages`). */
@@ -75,6 +82,10 @@ export class LiveChannel implements NotificationChannel {
     return this.#current?.periodic;
   }
 
+  get maintenance(): NotificationChannel['maintenance'] {
+    return this.#current?.maintenance;
+  }
+
   deliver(notification: Notification, tools: DeliveryTools): Promise<Attempt> {
     const current = this.#current;
     if (!current) return Promise.resolve({ outcome: 'failed', reason: 'the channel is no longer configured' });
@@ -101,33 +112,57 @@ export class LiveChannel implements NotificationChannel {
 }
 
 /**
- * Makes a channel plugin from its definition: it depends on `notify`, contributes its channel
- * under `NOTIFICATION_CHANNEL` at setup, and applies a changed section on reload (SIGHUP) without
- * a restart. Every built-in `notify-*` plugin is written this way; so can a third-party one.
+ * Makes a channel plugin from its definition: it depends on `notify`, contributes one channel per
+ * target under `NOTIFICATION_CHANNEL` at setup (the section itself is the default target, named
+ * after the plugin; each entry of `targets` is another, `<plugin>:<target>`, with its own queue,
+ * pacing and counters in `notify`), and applies a changed section on reload (SIGHUP) without a
+ * restart. Every built-in `notify-*` plugin is written this way; so can a third-party one.
  */
 export function defineChannel<Config extends ChannelSection>(definition: ChannelPluginDefinition<Config>): VigilPlugin<Config> {
   const { name, requires } = definition;
-  const build = (ctx: PluginContext<Config>, config: Config): NotificationChannel | undefined => {
+  const build = (ctx: PluginContext<Config>, config: Config, target: string, hasTargets: boolean): NotificationChannel | undefined => {
     const value = config[requires];
     if (typeof value !== 'string' || value === '') {
-      ctx.log.warn(`no ${requires}: the channel is off (set ${name}.${requires}${definition.alsoSet ? ` and ${definition.alsoSet}` : ''})`);
+      const key = target === name ? `${name}.${requires}` : `${name}.targets.${target.slice(name.length + 1)}.${requires}`;
+      // With targets, a section without its key is only a template for them: nothing to warn about.
+      if (target === name && hasTargets) ctx.log.info(`no ${requires}: the default target ${name} is off; its targets inherit the rest of the section`);
+      else ctx.log.warn(`no ${requires}: ${target === name ? 'the channel' : `target ${target}`} is off (set ${key}${definition.alsoSet ? ` and ${definition.alsoSet}` : ''})`);
       return undefined;
     }
-    const parts = definition.channel({ config, value, templates: messageTemplatesOf(config), ctx });
-    return { settings: channelSettingsOf(config), target: maskedUrl(value), secrets: [value], ...parts, name };
+    const parts = definition.channel({ config, target, value, templates: messageTemplatesOf(config), ctx });
+    return { settings: channelSettingsOf(config), target: maskedUrl(value), secrets: [value], ...parts, name: target };
+  };
+  /** Each target's section (the default's first), validated as the schema casts it. */
+  const sectionsOf = async (config: Config): Promise<Map<string, Config>> => {
+    const sections = new Map<string, Config>([[name, config]]);
+    for (const target of Object.keys(config.targets ?? {})) {
+      sections.set(`${name}:${target}`, await definition.configSchema.validate(targetSection(config as unknown as Record<string, unknown>, target)));
+    }
+    return sections;
   };
   return definePlugin<Config>({
     name,
     ...(definition.version ? { version: definition.version } : {}),
     dependencies: ['notify'],
     configSchema: definition.configSchema,
-    create(ctx) {
-      const live = new LiveChannel(name, build(ctx, ctx.config));
-      ctx.services.contribute(NOTIFICATION_CHANNEL, live);
+    async create(ctx) {
+      const lives = new Map<string, LiveChannel>();
+      const initial = await sectionsOf(ctx.config);
+      for (const [target, config] of initial) {
+        const live = new LiveChannel(target, build(ctx, config, target, initial.size > 1));
+        lives.set(target, live);
+        ctx.services.contribute(NOTIFICATION_CHANNEL, live);
+      }
       return {
-        reload(config: Config) {
-          live.replace(build(ctx, config));
-          ctx.log.info(`channel ${live.target}${live.settings.enabled ? '' : ' (off)'}`);
+        async reload(config: Config) {
+          const next = await sectionsOf(config);
+          for (const [target, live] of lives) {
+            const section = next.get(target);
+            live.replace(section ? build(ctx, section, target, next.size > 1) : undefined);
+            ctx.log.info(`channel ${target} → ${live.target}${live.settings.enabled ? '' : ' (off)'}`);
+          }
+          // notify holds a queue per target from its start: a new target needs a restart.
+          return [...next.keys()].filter((target) => !lives.has(target)).map((target) => `targets.${target.slice(name.length + 1)}`);
         },
       };
     },

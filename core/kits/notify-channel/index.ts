@@ -12,8 +12,9 @@
  * plugin contract (`vigil/plugin`), as a third-party channel would.
  */
 export {
-  NOTIFICATION_CHANNEL, NOTIFIED_EVENT_TYPES, type Attempt, type ChannelSettings, type DeliveryTools, type GroupNotification,
-  type InstanceNotification, type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance,
+  APPLICATION_EVENT_TYPES, NOTIFICATION_CHANNEL, NOTIFIED_EVENT_TYPES, type ApplicationEventType, type ApplicationNotification, type Attempt,
+  type ChannelSettings, type DeliveryTools, type GroupNotification, type InstanceNotification, type MaintenanceHook, type MaintenanceWindowFacts,
+  type Notification, type NotificationChannel, type NotifiedEventType, type NotifiedInstance, type NotifiedInstanceEventType,
   type OutgoingRequest, type SummaryNotification,
 } from './channel.js';
 export * as escapes from './escape.js';
@@ -21,8 +22,11 @@ export type { Escape } from './escape.js';
 export { TEMPLATE_FIELDS, TemplateError, capText, fieldValue, parseTemplate, renderTemplate, type Template } from './template.js';
 export { sendEach } from './send-each.js';
 export { MAX_GROUP_LINES, groupLines, groupTitle, instanceText, joinLines, summaryText, type MessageTemplates } from './texts.js';
+export { applicationLines, applicationTitle } from './application-text.js';
+// Globs name applications in routes, windows and expectations alike; the rule is the domain's, so the dashboard bundles the same one.
+export { globMatcher, globRegExpSource } from '../../domain/index.js';
 export {
-  CHANGE_PATTERN, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, template,
+  CHANGE_PATTERN, TARGET_NAME, channelSchema, channelSettingsOf, httpUrl, maskedUrl, messageTemplatesOf, secret, targetSection, template,
   type ChannelDefaults, type ChannelSection,
 } from './channel-schema.js';
 export { LiveChannel, defineChannel, type ChannelPluginDefinition } from './define-channel.js';

@@ -1,19 +1,23 @@
-import type { GroupNotification, InstanceNotification, NotifiedEventType, SummaryNotification } from './channel.js';
+import type { GroupNotification, InstanceNotification, NotifiedInstanceEventType, SummaryNotification } from './channel.js';
 import type { Escape } from './escape.js';
 import { MAX_VALUE_LENGTH, capText, renderTemplate, type Template } from './template.js';
 
-/** A channel's message templates, one per event type. */
-export type MessageTemplates = Readonly<Record<NotifiedEventType, Template>>;
+/** A channel's message templates, one per instance event type. */
+export type MessageTemplates = Readonly<Record<NotifiedInstanceEventType, Template>>;
 
 /** Ids listed per line of a group before "and N more". */
 const IDS_PER_LINE = 10;
 /** Lines of a group message before "and N more applications". */
 export const MAX_GROUP_LINES = 20;
 
-/** The text of one change: its template, marked when it is a reminder or replaced earlier changes. */
+/**
+ * The text of one change: its template, marked when it is a reminder, reports the end of a
+ * maintenance window, or replaced earlier changes.
+ */
 export function instanceText(n: InstanceNotification, templates: MessageTemplates, escape: Escape): string {
   let text = renderTemplate(templates[n.type], n, escape);
   if (n.reminder > 0) text = `Reminder: ${text}`;
+  if (n.afterMaintenance !== undefined) text += ` after maintenance ${escape(capText(n.afterMaintenance, MAX_VALUE_LENGTH))} (was ${escape(capText(n.from, MAX_VALUE_LENGTH))} before it)`;
   if (n.coalesced > 0) text += ` (and ${n.coalesced} earlier change${n.coalesced === 1 ? '' : 's'})`;
   return text;
 }
@@ -49,7 +53,7 @@ function bucketLine(items: readonly InstanceNotification[], escape: Escape): str
   return `${items.length} instances of ${name} ${what}: ${ids}${more}`;
 }
 
-function verb(type: NotifiedEventType, plural: boolean): string {
+function verb(type: NotifiedInstanceEventType, plural: boolean): string {
   if (type === 'REGISTERED') return plural ? 'registered' : 'has registered';
   if (type === 'DEREGISTERED') return plural ? 'deregistered' : 'has deregistered';
   return plural ? 'are' : 'is';

@@ -90,6 +90,28 @@ export function actuatorPath(id: string, endpoint: string): string {
   return `/instances/${encodeURIComponent(id)}/actuator/${endpoint}`;
 }
 
+/**
+ * Where the browser signs in when the daemon signs people in through a page of its own (`oidc`'s
+ * `/login`); undefined when the browser's own dialog does it (HTTP Basic) or nothing does.
+ */
+let signInPath: string | undefined;
+
+/** Tells the API calls where to send the browser once its session is gone. */
+export function signInThrough(path: string | undefined): void {
+  signInPath = path;
+}
+
+/** To the sign-in page, coming back to this view afterwards. */
+function signInAgain(): void {
+  location.assign(`${apiUrl(signInPath!)}?return=${encodeURIComponent(`/${location.hash}`)}`);
+}
+
+/** After a stream was refused: asks once whether the session is gone, which sends the browser to sign in if it is. */
+export async function checkSignedIn(): Promise<void> {
+  if (signInPath === undefined) return;
+  await call('/ui/session', { headers: { accept: ACCEPT_JSON } }).catch(() => undefined);
+}
+
 async function call(path: string, init: RequestInit): Promise<Response> {
   let res: Response;
   try {
@@ -98,6 +120,7 @@ async function call(path: string, init: RequestInit): Promise<Response> {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError(0, 'Vigil cannot be reached');
   }
+  if (res.status === 401 && signInPath !== undefined) signInAgain();
   if (!res.ok) throw await errorOf(res);
   return res;
 }

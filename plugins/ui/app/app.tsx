@@ -1,6 +1,9 @@
+import { useEffect, useState } from 'preact/hooks';
 import { Lazy } from './components/lazy';
+import { SignedIn } from './components/signed-in';
 import { ApplicationsPage } from './pages/applications';
 import { InstancePage } from './pages/instance/instance-page';
+import { AuditPage, mayReadAudit } from './pages/audit';
 import { JournalPage } from './pages/journal';
 import { NotificationsPage } from './pages/notifications';
 import { WallboardPage } from './pages/wallboard';
@@ -22,6 +25,9 @@ export function App() {
   const route = useRoute();
   const store = useStore();
   const [page = '', id, tab] = route;
+  // The Audit page is for those who may read the trail: asked once, the answer is the server's.
+  const [audit, setAudit] = useState(false);
+  useEffect(() => void mayReadAudit().then(setAudit), []);
   return (
     <div class={`shell page-${page || 'applications'}`}>
       <header class="top">
@@ -32,9 +38,11 @@ export function App() {
           <a href={href('wallboard')} aria-current={page === 'wallboard' ? 'page' : undefined}>Wallboard</a>
           <a href={href('about')} aria-current={page === 'about' ? 'page' : undefined}>About</a>
           <a href={href('notifications')} aria-current={page === 'notifications' ? 'page' : undefined}>Notifications</a>
+          {audit && <a href={href('audit')} aria-current={page === 'audit' ? 'page' : undefined}>Audit</a>}
         </nav>
         <span class="spacer" />
         <span class={`connection conn-${store.connection}`} role="status" data-connection={store.connection}>{CONNECTION_TEXT[store.connection]}</span>
+        <SignedIn />
       </header>
       {store.error && <p class="banner error" role="alert">{store.error}</p>}
       <main>
@@ -44,6 +52,7 @@ export function App() {
           : page === 'journal' ? <JournalPage />
             : page === 'wallboard' ? <WallboardPage />
               : page === 'notifications' ? <NotificationsPage />
+              : page === 'audit' ? <AuditPage />
               : <ApplicationsPage />}
       </main>
     </div>

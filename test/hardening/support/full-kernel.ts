@@ -26,10 +26,12 @@ export interface FullKernel {
 }
 
 /**
- * Built-in plugins that cannot start without a service outside Vigil (a Redis), each with its
- * own suite against the real thing. They add no route, so the sweeps lose nothing.
+ * Built-in plugins that cannot start without a service outside Vigil (a Redis, an identity
+ * provider), each with its own suite against the real thing. `cluster-redis` adds no route;
+ * `oidc` adds its sign-in pages and sends browsers to them, and its own suite sweeps every route
+ * with it loaded beside basic-auth (test/plugins/oidc/with-basic-auth.test.ts).
  */
-const NEEDS_A_SERVICE: ReadonlySet<string> = new Set(['cluster-redis']);
+const NEEDS_A_SERVICE: ReadonlySet<string> = new Set(['cluster-redis', 'oidc']);
 
 /** Every built-in plugin that starts with no service outside Vigil: what the sweeps and the daemon suites load. */
 export function selfContainedPlugins(): string[] {

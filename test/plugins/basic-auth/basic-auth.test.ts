@@ -126,13 +126,15 @@ test('registration role: POST and DELETE /instances only; everything else is 403
     const created = await call('POST', `${tk.url}/instances`, { json: registration, headers });
     assert.is(created.status, 201);
     const { id } = created.json as { id: string };
-    const message = 'role "registration" may only register (POST /instances) and deregister (DELETE /instances/{id})';
-    for (const [method, path] of [
-      ['GET', '/instances'], ['GET', `/instances/${id}`], ['GET', '/instances/events'], ['GET', '/applications'],
-      ['GET', `/instances/${id}/actuator/health`], ['POST', `/instances/${id}/actuator/env`], ['DELETE', '/applications/shop'],
-      ['GET', '/whoami'], ['OPTIONS', '/instances'],
+    // What the role may do instead, and the action refused (no route, as here without the proxy, or a route that declares none, is "other").
+    const message = (action: string) => `role "registration" may only register (POST /instances) and deregister (DELETE /instances/{id}) (action "${action}")`;
+    for (const [method, path, action] of [
+      ['GET', '/instances', 'instances.read'], ['GET', `/instances/${id}`, 'instances.read'], ['GET', '/instances/events', 'instances.read'],
+      ['GET', '/applications', 'applications.read'], ['GET', `/instances/${id}/actuator/health`, 'other'],
+      ['POST', `/instances/${id}/actuator/env`, 'other'], ['DELETE', '/applications/shop', 'applications.deregister'],
+      ['GET', '/whoami', 'other'], ['OPTIONS', '/instances', 'other'],
     ] as const) {
-      assertError(await call(method, `${tk.url}${path}`, { headers }), 403, message, path);
+      assertError(await call(method, `${tk.url}${path}`, { headers }), 403, message(action), path);
     }
     assert.is(tk.kernel.registry.get(id)?.registered, true);
     assert.is((await call('DELETE', `${tk.url}/instances/${id}`, { headers })).status, 204);
@@ -147,7 +149,7 @@ test('registration role under a context path', () => withKernel({
   const created = await call('POST', `${tk.url}/instances`, { json: registration, headers });
   assert.is(created.status, 201);
   assertError(await call('GET', `${tk.url}/instances`, { headers }), 403,
-    'role "registration" may only register (POST /admin/instances) and deregister (DELETE /admin/instances/{id})', '/admin/instances');
+    'role "registration" may only register (POST /admin/instances) and deregister (DELETE /admin/instances/{id}) (action "instances.read")', '/admin/instances');
   assert.is((await call('DELETE', `${tk.url}/instances/${(created.json as { id: string }).id}`, { headers })).status, 204);
 }));
 

@@ -17,9 +17,9 @@ const FLOOD_DEFAULTS = {
   'trusted-proxies': [],
 };
 
-test('defaults: realm Vigil, role admin, the flood limits', async () => {
+test('defaults: realm Vigil, no role (admin unless an access section decides), the flood limits', async () => {
   const config = await basicAuthSchema.validate({ users: [{ username: ' admin ', password: 'pw' }] });
-  assert.equal(config, { realm: 'Vigil', 'anonymous-probes': false, users: [{ username: 'admin', password: 'pw', role: 'admin' }], tokens: [], ...FLOOD_DEFAULTS });
+  assert.equal(config, { realm: 'Vigil', 'anonymous-probes': false, users: [{ username: 'admin', password: 'pw' }], tokens: [], ...FLOOD_DEFAULTS });
 });
 
 test('flood limits: durations, whole numbers in range, each named when wrong', async () => {
@@ -60,12 +60,12 @@ test('a plain token is replaced by its SHA-256 during validation; token-hash for
   });
   assert.equal(config.tokens, [
     { name: 'ci', 'token-hash': `sha256$${HEX}`, role: 'registration' },
-    { name: 'bare', 'token-hash': `sha256$${HEX}`, role: 'admin' },
+    { name: 'bare', 'token-hash': `sha256$${HEX}` },
   ]);
   assert.not.ok(JSON.stringify(config).includes('"test"'));
   // YAML reads an all-digit token as a number; it is hashed as the text it was written as.
   const numeric = await basicAuthSchema.validate({ tokens: [{ name: 'digits', token: 123456 }] });
-  assert.equal(numeric.tokens, [{ name: 'digits', 'token-hash': hashToken('123456'), role: 'admin' }]);
+  assert.equal(numeric.tokens, [{ name: 'digits', 'token-hash': hashToken('123456') }]);
 });
 
 test('a section with neither users nor tokens is refused, as is a missing one', async () => {
@@ -89,7 +89,7 @@ test('users: missing fields, duplicates, bad roles, colons and malformed hashes 
   }), [
     'plugin "basic-auth": basic-auth.users[1].password: starts like a scrypt hash but is malformed; make a new one with `vigil hash-password`',
     'plugin "basic-auth": basic-auth.users[2].username: must not contain ":" or control characters',
-    'plugin "basic-auth": basic-auth.users[2].role: must be one of: admin, registration, metrics',
+    'plugin "basic-auth": basic-auth.users[2].role: must be one of: viewer, operator, admin, registration, metrics',
     'plugin "basic-auth": basic-auth.users[3].username: is required',
     'plugin "basic-auth": basic-auth.users[3]: unknown key(s): extra',
     'plugin "basic-auth": basic-auth.users: username(s) listed twice: ops',

@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseAuthorization } from '../../../plugins/basic-auth/authorization-header.js';
-import { isPermitted } from '../../../plugins/basic-auth/roles.js';
 import { canonicalTokenHash, hashToken } from '../../../plugins/basic-auth/token-hash.js';
 import { VerificationCache } from '../../../plugins/basic-auth/verification-cache.js';
 
@@ -30,27 +29,6 @@ test('parseAuthorization: absent, empty and malformed headers', () => {
   ]) {
     assert.equal(parseAuthorization(bad), { kind: 'malformed', bearer: false }, bad);
   }
-});
-
-test('roles: admin may do anything; registration only POST /instances and DELETE /instances/{id}', () => {
-  for (const [method, path] of [['GET', '/x'], ['OPTIONS', '/'], ['DELETE', '/applications/a']]) {
-    assert.ok(isPermitted('admin', method!, path!, ''));
-  }
-  for (const contextPath of ['', '/admin']) {
-    const allowed: [string, string][] = [['POST', '/instances'], ['DELETE', '/instances/abc123']];
-    const refused: [string, string][] = [
-      ['GET', '/instances'], ['GET', '/instances/abc123'], ['POST', '/instances/abc123'], ['DELETE', '/instances'],
-      ['DELETE', '/instances/abc/actuator'], ['GET', '/instances/abc/actuator/health'], ['POST', '/instances/abc/actuator/shutdown'],
-      ['DELETE', '/applications/shop'], ['POST', '/applications'], ['GET', '/applications'], ['PUT', '/instances'],
-      ['POST', '/instances/'], ['HEAD', '/instances'], ['OPTIONS', '/instances'],
-    ];
-    for (const [method, path] of allowed) assert.ok(isPermitted('registration', method, `${contextPath}${path}`, contextPath), `${method} ${contextPath}${path}`);
-    for (const [method, path] of refused) assert.not.ok(isPermitted('registration', method, `${contextPath}${path}`, contextPath), `${method} ${contextPath}${path}`);
-  }
-  // The context path must match as a whole segment, and the bare paths do not count under one.
-  assert.not.ok(isPermitted('registration', 'POST', '/adminx/instances', '/admin'));
-  assert.not.ok(isPermitted('registration', 'POST', '/instances', '/admin'));
-  assert.not.ok(isPermitted('registration', 'POST', '/admin', '/admin'));
 });
 
 test('token hashes: sha256 forms are canonicalised, scrypt kept, others refused', () => {

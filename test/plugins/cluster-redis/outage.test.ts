@@ -5,6 +5,7 @@ import { call, eventually } from '../../support/http.js';
 import { startRedis, type RedisProcess } from '../../support/redis-server.js';
 import { requireBinary } from '../../support/require-binary.js';
 import { openSse } from '../sse/client.js';
+import { LAPSED } from './link-support.js';
 import { assertNoDuplicates, converged, eventsOf, instancesOf, register, startNodes, statusesOf, stopAll } from './support.js';
 
 const { test, path: redisServer } = requireBinary('redis-server', 'apt-get install redis-server');
@@ -32,12 +33,15 @@ const post = (node: Daemon, k: number) => call('POST', `${node.url}/instances`, 
 
 /**
  * While Redis is away: reads and streams are served, writes get 503 with Retry-After and the JSON
- * error body, each node keeps checking what it owned; once back, a status that changed meanwhile
- * is written, and registrations work again.
+ * error body, and no instance is checked anywhere (no node can renew its place, so each steps
+ * back: none can tell an outage of everyone from being cut off alone, when the others take its
+ * instances over); once back, a status that changed meanwhile is written, and registrations work
+ * again.
  */
 async function outage(kind: 'shutdown' | 'hang'): Promise<void> {
   redis = await startRedis(redisServer, { persistent: true });
-  const nodes = await startNodes(2, { redisUrl: redis.url });
+  // Debug: each failed reconnection attempt (one a second) is a line to wait for.
+  const nodes = await startNodes(2, { redisUrl: redis.url, config: { 'log-level': 'debug' } });
   running.push(...nodes);
   const ids = new Map<number, string>();
   for (let k = 1; k <= 10; k += 1) ids.set(k, await register(nodes[k % 2]!, fleet!.registration(k)));
@@ -59,10 +63,18 @@ async function outage(kind: 'shutdown' | 'hang'): Promise<void> {
     assert.is(unready.status, 503);
     assert.match(unready.text, /Redis unreachable/);
     assert.match((await call('GET', `${nodes[0]!.url}/metrics`)).text, /^vigil_cluster_redis_up 0$/m);
-    // Checks go on; the change cannot be written yet.
+    // Every node steps back, and checks stop everywhere: a change now is seen once Redis is back.
+    await eventually(() => nodes.every((node) => lines(node, LAPSED).length > 0), 'every node stepping back', 10_000);
     fleet!.setStatus(3, 'DOWN');
-    const since = Date.now();
-    await eventually(() => (fleet!.checksSince(since).get(3)?.length ?? 0) >= 2, 'instance 3 still checked');
+    const retries = () => nodes.map((node) => lines(node, /Redis still unreachable/).length);
+    const before = retries();
+    await eventually(() => retries().every((count, index) => count > before[index]!), 'a failed reconnection on every node', 10_000);
+    const quiet = Date.now();
+    const after = retries();
+    // Two more attempts on every node (one a second): a few status intervals for a check to show, were there any.
+    await eventually(() => retries().every((count, index) => count >= after[index]! + 2), 'two more failed reconnections on every node', 10_000);
+    assert.equal([...fleet!.checksSince(quiet)].filter(([, checks]) => checks.length > 0).map(([k, checks]) => `${k}: ${checks.map((c) => c.node).join()}`), [],
+      'no instance checked while no node reaches Redis');
     assert.not.ok(statusesOf(await eventsOf(nodes[0]!), ids.get(3)!).includes('DOWN'));
     if (kind === 'shutdown') redis = await redis.restart();
     else redis.signal('SIGCONT');

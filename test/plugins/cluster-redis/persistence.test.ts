@@ -33,6 +33,12 @@ test('with AOF, stopping every node and Redis and starting them again keeps inst
   fleet!.setStatus(405, 'DOWN');
   await eventually(async () => (await instancesOf(nodes[0]!)).filter((i) => i.statusInfo.status !== 'UNKNOWN').length === ids.length, 'every instance checked');
   await eventually(async () => statusesOf(await eventsOf(nodes[0]!), ids[4]!).includes('DOWN'), 'the DOWN recorded');
+  // The info read follows the first check: until every instance's is recorded, the nodes may agree
+  // on a history that still grows before they stop.
+  await eventually(async () => {
+    const events = await eventsOf(nodes[0]!);
+    return ids.every((id) => events.some((event) => event.instance === id && event.type === 'INFO_CHANGED'));
+  }, 'the info of every instance read');
   const before = await converged(nodes);
   const versionsBefore = (await instancesOf(nodes[0]!)).map((i) => [i.id, i.version]).sort();
   const files = nodes.map((node) => node.file);

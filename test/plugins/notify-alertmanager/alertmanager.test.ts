@@ -1,17 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventually } from '../../support/http.js';
 import { requireBinary } from '../../support/require-binary.js';
 import { Receiver } from '../notify/receiver.js';
+import { startAlertmanagerProcess } from './alertmanager-process.js';
 import { SHARED_STATE } from '../../../core/plugin-api.js';
 import { contextProbe, notifyKernel, registerInstance, setStatus, urlsOf } from '../notify/support.js';
 
 const { test, path: alertmanagerBinary } = requireBinary('prometheus-alertmanager', 'apt-get install prometheus-alertmanager');
+const startAlertmanager = () => startAlertmanagerProcess(alertmanagerBinary);
 
 interface ApiAlert {
   labels: Record<string, string>;
@@ -20,32 +17,6 @@ interface ApiAlert {
   endsAt: string;
   generatorURL: string;
   status: { state: string };
-}
-
-/** Debian's Alertmanager on a loopback port, gossip off, a receiver that drops everything. */
-async function startAlertmanager(): Promise<{ url: string; stop(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-alertmanager-'));
-  writeFileSync(join(dir, 'am.yml'), "route:\n  receiver: 'null'\nreceivers:\n  - name: 'null'\n");
-  const port = await freePort();
-  const child: ChildProcess = spawn(alertmanagerBinary, [
-    `--config.file=${join(dir, 'am.yml')}`, `--storage.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let output = '';
-  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`alertmanager exited: ${output}`);
-    return (await fetch(`${url}/-/ready`).catch(() => undefined))?.status === 200;
-  }, 'alertmanager to be ready', 15_000);
-  return {
-    url,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 test('notify-alertmanager: the real Alertmanager shows the alert firing, then gone once Vigil resolves it', async () => {
@@ -187,14 +158,6 @@ exact('notify-alertmanager: the exact POST; firing alerts re-sent with endsAt ah
     await receiver.close();
   }
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test.run();
 exact.run();

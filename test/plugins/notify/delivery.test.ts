@@ -44,10 +44,10 @@ test('500, 500, 429 with Retry-After: 1, then 200: delivered once, the same requ
   assert.equal([stats.delivered, stats.retries, stats.failed], [2, 3, 0]);
   assert.ok(tk.logs().some((line) => /attempt 4 in 1000 ms, as the receiver asked/.test(line)), 'the wait honoured Retry-After');
   const metrics = await (await fetch(`${tk.url}/metrics`)).text();
-  assert.match(metrics, /^vigil_notifications_total\{channel="notify-webhook",outcome="delivered"\} 2$/m);
-  assert.match(metrics, /^vigil_notifications_total\{channel="notify-webhook",outcome="failed"\} 0$/m);
-  assert.match(metrics, /^vigil_notification_retries_total\{channel="notify-webhook"\} 3$/m);
-  assert.match(metrics, /^vigil_notification_queue_length\{channel="notify-webhook"\} 0$/m);
+  assert.match(metrics, /^vigil_notifications_total\{channel="notify-webhook",target="notify-webhook",outcome="delivered"\} 2$/m);
+  assert.match(metrics, /^vigil_notifications_total\{channel="notify-webhook",target="notify-webhook",outcome="failed"\} 0$/m);
+  assert.match(metrics, /^vigil_notification_retries_total\{channel="notify-webhook",target="notify-webhook"\} 3$/m);
+  assert.match(metrics, /^vigil_notification_queue_length\{channel="notify-webhook",target="notify-webhook"\} 0$/m);
   assert.match(metrics, /^vigil_notification_changes_kept_back_total\{reason="held"\} 0$/m);
 });
 

@@ -1,4 +1,4 @@
-import { apiUrl, getJson, messageOf } from '../api';
+import { apiUrl, checkSignedIn, getJson, messageOf } from '../api';
 import {
   applyEvent, emptyInstance, toApplication,
   type Application, type Instance, type InstanceEvent, type WireApplication, type WireEvent,
@@ -113,6 +113,8 @@ export class LiveStore {
         this.connection = 'offline';
         this.#synced = false;
         this.#pending = [];
+        // A session that ended (signed out in another tab, idle) sends the browser to sign in.
+        void checkSignedIn();
         if (this.#source === source) setTimeout(() => this.#connect(), RETRY_MS);
       }
       this.#changed();

@@ -5,6 +5,7 @@ import { VirtualList } from '../components/virtual-list';
 import { formatInstant } from '../format';
 import { toggled } from '../list-toggle';
 import type { Application } from 'vigil/domain';
+import { activeWindows, shortfallOf, useNotifyOverlay, type NotifyOverlay } from '../model/notify-overlay';
 import { NO_FILTER, buildRows, isFiltering, labelOf, statusCounts, tagOptions, type AppFilter, type Row } from '../model/rows';
 import { FILTER_STATUSES, compareStatus } from '../model/status';
 import { href } from '../router';
@@ -27,6 +28,7 @@ export function showApplication(name: string): void {
 
 export function ApplicationsPage() {
   const store = useStore();
+  const overlay = useNotifyOverlay();
   const [filter, setFilter] = useState(savedFilter);
   const [toggles, setToggles] = useState(0);
   useEffect(() => { savedFilter = filter; }, [filter]);
@@ -89,13 +91,13 @@ export function ApplicationsPage() {
       </p>
       {store.loaded && total === 0 ? <NoInstances /> : (
         <VirtualList items={list.rows} rowHeight={ROW_HEIGHT} keyOf={(row) => row.key} label="Applications and instances"
-          render={(row) => <ListRow row={row} onToggle={toggle} />} />
+          render={(row) => <ListRow row={row} onToggle={toggle} overlay={overlay} />} />
       )}
     </section>
   );
 }
 
-function ListRow({ row, onToggle }: { row: Row; onToggle: (name: string, expanded: boolean) => void }) {
+function ListRow({ row, onToggle, overlay }: { row: Row; onToggle: (name: string, expanded: boolean) => void; overlay: NotifyOverlay }) {
   if (row.kind === 'group') return <div class="row group-row" data-group={row.name} role="heading" aria-level={2}>{row.name}</div>;
   if (row.kind === 'instance') {
     const { instance } = row;
@@ -103,6 +105,7 @@ function ListRow({ row, onToggle }: { row: Row; onToggle: (name: string, expande
       <a class="row instance-row" href={href('instances', instance.id)} data-instance={instance.id}>
         <StatusBadge status={instance.statusInfo.status} />
         <span class="label">{labelOf(instance)}</span>
+        {instance.registration && activeWindows(overlay, instance.registration.name, instance.id).length > 0 && <MaintenanceTag />}
         <span class="id mono">{instance.id}</span>
         <span class="version">{instance.buildVersion ?? ''}</span>
         <span class="tags">{Object.entries(instance.tags).map(([key, value]) => <span class="tag" key={key}>{key}={value}</span>)}</span>
@@ -118,11 +121,17 @@ function ListRow({ row, onToggle }: { row: Row; onToggle: (name: string, expande
         onClick={(event) => { event.stopPropagation(); onToggle(app.name, expanded); }}>{expanded ? '▾' : '▸'}</button>
       <StatusBadge status={app.status} />
       <a class="app-name" href={href('applications', app.name)} onClick={(event) => event.stopPropagation()} title={`Open ${app.name}: its instances, loggers and caches`}>{app.name}</a>
+      {activeWindows(overlay, app.name).length > 0 && <MaintenanceTag />}
+      {shortfallOf(overlay, app.name)?.state === 'degraded' && <span class="tag degraded" title="Fewer instances UP than its fleet expectation requires">degraded</span>}
       <span class="counts">{counts.map(([status, n]) => <StatusBadge key={status} status={status} count={n} />)}</span>
       <span class="version">{app.buildVersion ?? ''}</span>
       <span class="muted instances-count">{shown < count ? `${shown} of ${count} match` : `${count} instance${count === 1 ? '' : 's'}`}</span>
     </div>
   );
+}
+
+function MaintenanceTag() {
+  return <span class="tag maintenance" title="In a maintenance window: its notifications are held back">maintenance</span>;
 }
 
 function NoInstances() {

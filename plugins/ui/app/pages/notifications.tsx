@@ -4,6 +4,7 @@ import { formatInstant } from '../format';
 import { href } from '../router';
 import { useStore } from '../store';
 import type { NotificationChannelStatus, NotificationFilter, NotificationsStatus } from 'vigil/domain';
+import { MaintenanceCards } from './maintenance-cards';
 
 const TTLS: readonly [label: string, ms: number][] = [['5 minutes', 300_000], ['1 hour', 3_600_000], ['1 day', 86_400_000], ['until removed', -1]];
 const REFRESH_MS = 5000;
@@ -65,6 +66,7 @@ export function NotificationsPage() {
       </p>
       <Channels channels={channels} />
       <Filters filters={filters} onChange={refresh} />
+      <MaintenanceCards />
       <Recent channels={channels} />
     </section>
   );

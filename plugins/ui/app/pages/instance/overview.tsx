@@ -2,6 +2,7 @@ import { JsonTree } from '../../components/json-tree';
 import { StatusBadge } from '../../components/status';
 import { formatInstant, formatValue } from '../../format';
 import { visibleEndpoints, type Instance } from 'vigil/domain';
+import { RecentActions } from '../audit';
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -47,6 +48,7 @@ export function Overview({ instance }: { instance: Instance }) {
           {visibleEndpoints(instance).map((endpoint) => <li key={endpoint.id}><b>{endpoint.id}</b> <span class="muted mono">{endpoint.url}</span></li>)}
         </ul>
       </article>
+      <RecentActions instance={instance.id} />
     </div>
   );
 }

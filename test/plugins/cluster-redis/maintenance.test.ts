@@ -1,0 +1,88 @@
+import * as assert from 'uvu/assert';
+import type { Daemon } from '../../support/daemon-process.js';
+import { Fleet } from '../../support/fleet.js';
+import { call, eventually } from '../../support/http.js';
+import { startRedis, type RedisProcess } from '../../support/redis-server.js';
+import { requireBinary } from '../../support/require-binary.js';
+import { Receiver, type Received } from '../notify/receiver.js';
+import { PLUGINS, register, startNodes, stopAll } from './support.js';
+
+const { test, path: redisServer } = requireBinary('redis-server', 'apt-get install redis-server');
+
+let redis: RedisProcess | undefined;
+let fleet: Fleet | undefined;
+let receiver: Receiver | undefined;
+const running: Daemon[] = [];
+
+test.before(async () => {
+  redis = await startRedis(redisServer);
+  fleet = await Fleet.start();
+  receiver = await Receiver.start();
+});
+
+test.after(async () => {
+  await stopAll(running.splice(0));
+  await receiver?.close();
+  await fleet?.close();
+  await redis?.stop();
+});
+
+type Body = { type: string; from?: string; to?: string; afterMaintenance?: string; instance?: { id: string; name: string }; application?: string; up?: number };
+const bodyOf = (request: Received) => request.json as Body;
+const summary = (request: Received) => {
+  const body = bodyOf(request);
+  if (body.application !== undefined) return `${body.type} ${body.application} ${body.up} UP`;
+  return `${body.instance!.name} ${body.from}→${body.to}${body.afterMaintenance ? ` after ${body.afterMaintenance}` : ''}`;
+};
+
+test('3 nodes: every node agrees on the windows (Redis); a change in one is held wherever it is handled, and reported once at its end; an expectation is announced once', async () => {
+  const nodes = await startNodes(3, {
+    redisUrl: redis!.url,
+    // Redis answers slowly on a loaded machine: what is tested here is agreement, not failover.
+    cluster: { 'heartbeat-interval': '500ms', 'heartbeat-ttl': '3s', 'command-timeout': '3s' },
+    plugins: [...PLUGINS, 'notify', 'notify-webhook'],
+    config: {
+      notify: { 'per-instance-rate': 0, expectations: [{ applications: ['orders'], 'min-up': 2, for: '1s' }] },
+      'notify-webhook': { url: `${receiver!.url}/hook` },
+    },
+  });
+  running.push(...nodes);
+  const [n1, n2, n3] = nodes as [Daemon, Daemon, Daemon];
+  const payments = await register(n1, fleet!.registration(1, 'payments'));
+  await register(n2, fleet!.registration(2, 'orders'));
+  await register(n3, fleet!.registration(3, 'orders'));
+  const statusOf = async (id: string) => ((await call('GET', `${n1.url}/instances/${id}`)).json as { statusInfo: { status: string } }).statusInfo.status;
+  await eventually(async () => (await statusOf(payments)) === 'UP', 'the instances checked');
+
+  const made = await call('POST', `${n1.url}/maintenance`, { json: { applications: ['payments'], duration: '1h', reason: 'upgrade' } });
+  assert.is(made.status, 201, `${made.text}\n${n1.logs().slice(-40).join('\n')}`);
+  const lists = await Promise.all(nodes.map(async (node) => (await call('GET', `${node.url}/maintenance`)).json));
+  assert.equal(lists[1], lists[0]);
+  assert.equal(lists[2], lists[0]);
+  assert.equal((lists[0] as { id: string; active: boolean }[]).map((w) => [w.id, w.active]), [['M-1', true]]);
+
+  fleet!.setStatus(1, 'DOWN');
+  const heldBack = async () => (await Promise.all(nodes.map(async (node) => ((await call('GET', `${node.url}/notifications`)).json as { pipeline: { inMaintenance: number } }).pipeline.inMaintenance)))
+    .reduce((sum, count) => sum + count, 0);
+  await eventually(async () => (await heldBack()) === 1, 'the DOWN held back by whichever node handled it', 10_000);
+
+  // orders falls below its expectation: one APPLICATION_DEGRADED, whichever node judges.
+  fleet!.setStatus(2, 'DOWN');
+  await receiver!.received(2, undefined, 15_000);
+  assert.equal(receiver!.requests.map(summary).sort(), ['APPLICATION_DEGRADED orders 1 UP', 'orders UP→DOWN']);
+
+  // Ended on another node: the report comes once.
+  assert.is((await call('DELETE', `${n3.url}/maintenance/M-1`)).status, 204);
+  const [, , after] = await receiver!.received(3, undefined, 15_000);
+  assert.is(summary(after!), 'payments UP→DOWN after M-1');
+  assert.equal(await Promise.all(nodes.map(async (node) => (await call('GET', `${node.url}/maintenance`)).json)), [[], [], []]);
+
+  fleet!.setStatus(2, 'UP');
+  fleet!.setStatus(1, 'UP');
+  await receiver!.received(6, undefined, 15_000);
+  assert.equal(receiver!.requests.slice(3).map(summary).sort(), ['APPLICATION_RECOVERED orders 2 UP', 'orders DOWN→UP', 'payments DOWN→UP']);
+  assert.is(receiver!.requests.filter((request) => bodyOf(request).afterMaintenance !== undefined).length, 1, 'reported once');
+  assert.is(receiver!.requests.filter((request) => bodyOf(request).type === 'APPLICATION_DEGRADED').length, 1, 'announced once');
+});
+
+test.run();
