@@ -3,7 +3,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { DAEMON_NODE_FLAGS, machine, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_NODE_FLAGS, machine, notMeasured, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { FANOUT, runFanout } from './fanout.js';
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 20_000);
 const APPLICATIONS = 200;
@@ -12,10 +13,19 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REQUESTS_PER_ROUND = 10;
 const CONCURRENCY = 64;
 const FILTER: FigureSpec = { name: 'access-filter-ratio', target: 1.0, kind: 'max' };
-export const figures = [FILTER];
+export const figures = [FILTER, FANOUT];
 
 const ADMIN = `Basic ${Buffer.from('admin:bench-admin').toString('base64')}`;
 const SCOPED = `Basic ${Buffer.from('scoped:bench-scoped').toString('base64')}`;
+
+/** Both figures; a failure of one costs only its own. */
+export async function run(): Promise<Figure[]> {
+  const failed = (spec: FigureSpec) => (error: unknown): Figure[] => {
+    console.log(`${spec.name}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    return [notMeasured(spec, error instanceof Error ? error.message.split('\n')[0]! : String(error))];
+  };
+  return [...await runFilter().catch(failed(FILTER)), ...await runFanout().catch(failed(FANOUT))];
+}
 
 /**
  * `GET /instances` at 20,000 instances in 200 applications, for a caller granted 20 of them
@@ -24,7 +34,7 @@ const SCOPED = `Basic ${Buffer.from('scoped:bench-scoped').toString('base64')}`;
  * warm-up that also caches both users' password checks); the figure is the scoped caller's median
  * request time over the admin's. Only `rest-api` and `basic-auth` run; the health URLs are never called.
  */
-export async function run(): Promise<Figure[]> {
+async function runFilter(): Promise<Figure[]> {
   console.log(`access: ${machine()}; ${INSTANCES} instances in ${APPLICATIONS} applications, a caller granted ${GRANTED}`);
   const config = join(tmpdir(), `vigil-bench-access-${process.pid}.yaml`);
   const granted = Array.from({ length: GRANTED }, (_, n) => `app-${n}`);
