@@ -6,10 +6,15 @@ import { connect, type Socket } from 'node:net';
  * holds N raw TCP connections on a stream path, parses no more than it must (has this socket seen
  * a `data:` line since the round began?) and times one event from the moment it sends the
  * request that causes it until the last subscriber has it. One process, one clock.
+ *
+ * Given a JSON list of `Authorization` values (a 4th argument), subscriber `i` signs in with
+ * value `i % list.length` and belongs to that group; a round naming a `group` waits for that
+ * group's subscribers only, and fails when any other subscriber gets the event (bench/access: each
+ * group a caller granted one application).
  */
 type Command =
   | { readonly cmd: 'connect' }
-  | { readonly cmd: 'round'; readonly path: string; readonly body: string }
+  | { readonly cmd: 'round'; readonly path: string; readonly body: string; readonly group?: number; readonly authorization?: string }
   | { readonly cmd: 'close' };
 
 export type Reply =
@@ -17,7 +22,8 @@ export type Reply =
   | { readonly firstMs: number; readonly lastMs: number; readonly status: number }
   | { readonly error: string };
 
-const [base = '', path = '', countText = '0'] = process.argv.slice(2);
+const [base = '', path = '', countText = '0', authorizationsText = '[]'] = process.argv.slice(2);
+const authorizations = JSON.parse(authorizationsText) as string[];
 const target = new URL(base);
 const port = Number(target.port);
 const host = target.hostname;
@@ -27,6 +33,8 @@ const ROUND_LIMIT_MS = 30_000;
 
 interface Subscriber {
   readonly socket: Socket;
+  /** Its `Authorization` value's index (0 without any). */
+  readonly group: number;
   /** Whether this round's event reached it. */
   seen: boolean;
   /** The last bytes of the previous chunk, in case `data:` straddles two reads (rare: frames go out whole). */
@@ -36,21 +44,28 @@ interface Subscriber {
 const DATA = Buffer.from('data:');
 
 const subscribers: Subscriber[] = [];
-let round: { seen: number; started: bigint; first: bigint | undefined; done: (last: bigint) => void } | undefined;
+let round: { seen: number; expected: number; group: number | undefined; started: bigint; first: bigint | undefined; done: (last: bigint) => void; leaked: () => void } | undefined;
+let opened = 0;
+/** The group of the latest round, and how many events reached a subscriber outside it (during the round or after). */
+let latestGroup: number | undefined;
+let leaks = 0;
 
 /** Opens one stream and resolves once its headers and the first `:ping` are in. */
 function subscribe(): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, host);
-    const subscriber: Subscriber = { socket, seen: true, tail: undefined };
+    const group = authorizations.length > 0 ? opened++ % authorizations.length : 0;
+    const subscriber: Subscriber = { socket, group, seen: true, tail: undefined };
+    const authorization = authorizations.length > 0 ? `Authorization: ${authorizations[group]}\r\n` : '';
     let head = '';
     socket.setNoDelay(true);
     socket.on('error', reject);
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nAccept: text/event-stream\r\n${authorization}\r\n`);
     const onOpen = (chunk: Buffer) => {
       head += chunk.toString('latin1');
+      // A refusal (a 401, a 429) has no ping to wait for.
+      if (head.includes('\r\n\r\n') && !head.startsWith('HTTP/1.1 200')) return reject(new Error(`not a stream: ${head.slice(0, 200)}`));
       if (!head.includes(':ping')) return;
-      if (!head.startsWith('HTTP/1.1 200')) return reject(new Error(`not a stream: ${head.slice(0, 200)}`));
       socket.off('data', onOpen);
       socket.on('data', (data: Buffer) => onData(subscriber, data));
       subscribers.push(subscriber);
@@ -64,13 +79,18 @@ function subscribe(): Promise<void> {
 }
 
 function onData(subscriber: Subscriber, data: Buffer): void {
+  if (latestGroup !== undefined && subscriber.group !== latestGroup && data.includes(DATA)) {
+    leaks += 1;
+    round?.leaked();
+    return;
+  }
   if (subscriber.seen || !round) return;
   const bytes = subscriber.tail ? Buffer.concat([subscriber.tail, data]) : data;
   if (bytes.includes(DATA)) {
     subscriber.seen = true;
     const now = process.hrtime.bigint();
     round.first ??= now;
-    if (++round.seen === subscribers.length) round.done(now);
+    if (++round.seen === round.expected) round.done(now);
   } else {
     subscriber.tail = bytes.subarray(-4);
   }
@@ -92,9 +112,10 @@ async function connectAll(): Promise<Reply> {
 const triggerAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 /** Sends the trigger and resolves with its status (the body is read and dropped). */
-function trigger(triggerPath: string, body: string): Promise<number> {
+function trigger(triggerPath: string, body: string, authorization: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host, port, path: triggerPath, method: 'POST', agent: triggerAgent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(authorization ? { authorization } : {}) };
+    const req = request({ host, port, path: triggerPath, method: 'POST', agent: triggerAgent, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -103,19 +124,23 @@ function trigger(triggerPath: string, body: string): Promise<number> {
   });
 }
 
-async function runRound(triggerPath: string, body: string): Promise<Reply> {
+async function runRound({ path: triggerPath, body, group, authorization }: Extract<Command, { cmd: 'round' }>): Promise<Reply> {
+  if (leaks > 0) return { error: `${leaks} event(s) reached subscribers outside their group` };
+  latestGroup = group;
   for (const subscriber of subscribers) {
     subscriber.seen = false;
     subscriber.tail = undefined;
   }
   let timer: NodeJS.Timeout | undefined;
   const reached = new Promise<bigint>((resolve, reject) => {
-    round = { seen: 0, started: process.hrtime.bigint(), first: undefined, done: resolve };
-    timer = setTimeout(() => reject(new Error(`only ${round?.seen} of ${subscribers.length} subscribers got the event within ${ROUND_LIMIT_MS} ms`)), ROUND_LIMIT_MS);
+    const expected = group === undefined ? subscribers.length : subscribers.filter((subscriber) => subscriber.group === group).length;
+    const leaked = () => reject(new Error(`a subscriber outside group ${group} got the event`));
+    round = { seen: 0, expected, group, started: process.hrtime.bigint(), first: undefined, done: resolve, leaked };
+    timer = setTimeout(() => reject(new Error(`only ${round?.seen} of ${expected} subscribers got the event within ${ROUND_LIMIT_MS} ms`)), ROUND_LIMIT_MS);
   });
   const started = round!.started;
   try {
-    const [status, last] = await Promise.all([trigger(triggerPath, body), reached]);
+    const [status, last] = await Promise.all([trigger(triggerPath, body, authorization), reached]);
     return { firstMs: Number(round!.first! - started) / 1e6, lastMs: Number(last - started) / 1e6, status };
   } finally {
     clearTimeout(timer);
@@ -126,7 +151,7 @@ async function runRound(triggerPath: string, body: string): Promise<Reply> {
 process.on('message', (message: Command) => {
   const reply = (work: Promise<Reply>) => work.then((answer) => process.send!(answer), (error: Error) => process.send!({ error: error.message } satisfies Reply));
   if (message.cmd === 'connect') reply(connectAll());
-  else if (message.cmd === 'round') reply(runRound(message.path, message.body));
+  else if (message.cmd === 'round') reply(runRound(message));
   else {
     for (const { socket } of subscribers) socket.destroy();
     triggerAgent.destroy();

@@ -18,9 +18,11 @@ export function accessApi(services: Services): void {
           responses: {
             200: {
               description: 'The caller (anonymous with admin over everything when no authentication plugin is loaded)',
-              content: { 'application/json': { schema: { type: 'object', required: ['name', 'kind', 'via', 'groups', 'grants'], properties: {
+              content: { 'application/json': { schema: { type: 'object', required: ['name', 'kind', 'via', 'groups', 'grants', 'sensitiveEndpoints', 'adminEndpoints'], properties: {
                 name: { type: 'string' }, kind: { enum: ['user', 'token', 'anonymous'] }, via: { enum: ['basic', 'token', 'oidc', null] },
                 groups: { type: 'array', items: { type: 'string' } }, grants: { type: 'array', items: grant },
+                sensitiveEndpoints: { type: 'array', items: { type: 'string' }, description: 'actuator endpoints only admin may read' },
+                adminEndpoints: { type: 'array', items: { type: 'string' }, description: 'actuator endpoints only admin may write to' },
               } } } },
             },
             default: ERROR_RESPONSE,

@@ -11,9 +11,11 @@ export const ACCESS_ME_PATH = '/access/me';
 export function accessMeRoute(router: Router, policy: () => AccessPolicy): void {
   router.add('GET', ACCESS_ME_PATH, (req, res) => {
     const principal = req.principal;
+    const { sensitive, admin } = policy().elevatedEndpoints;
+    const endpoints = { sensitiveEndpoints: sensitive, adminEndpoints: admin };
     const me: AccessMe = principal === undefined
-      ? { name: 'anonymous', kind: 'anonymous', via: null, groups: [], grants: [{ role: 'admin', applications: ['*'] }] }
-      : { name: principal.name, kind: principal.kind, via: principal.via, groups: [...principal.groups], grants: policy().grantsOf(principal) };
+      ? { name: 'anonymous', kind: 'anonymous', via: null, groups: [], grants: [{ role: 'admin', applications: ['*'] }], ...endpoints }
+      : { name: principal.name, kind: principal.kind, via: principal.via, groups: [...principal.groups], grants: policy().grantsOf(principal), ...endpoints };
     router.sendJson(res, 200, me, { 'cache-control': 'no-store' });
   }, { action: 'access.read' });
 }

@@ -34,6 +34,11 @@ export class AccessPolicy {
     this.#adminOnly = new Set(settings?.['admin-endpoints'] ?? []);
   }
 
+  /** The actuator endpoints only `admin` may read (`sensitive`) and write to (`admin`), for `GET /access/me`. */
+  get elevatedEndpoints(): { readonly sensitive: readonly string[]; readonly admin: readonly string[] } {
+    return { sensitive: [...this.#sensitive], admin: [...this.#adminOnly] };
+  }
+
   /** Whether reading (or, `write`, writing) this actuator endpoint needs `admin`. */
   elevated(endpoint: string | undefined, write: boolean): boolean {
     if (endpoint === undefined) return false;

@@ -97,6 +97,10 @@ export interface AccessMe {
   readonly via: 'basic' | 'token' | 'oidc' | null;
   readonly groups: readonly string[];
   readonly grants: readonly AccessGrant[];
+  /** `access.sensitive-endpoints`: actuator endpoints only `admin` may read (none without an `access` section). */
+  readonly sensitiveEndpoints: readonly string[];
+  /** `access.admin-endpoints`: actuator endpoints only `admin` may write to (none without an `access` section). */
+  readonly adminEndpoints: readonly string[];
 }
 
 /** Sees every application: unrestricted requests, and callers granted `*`. */

@@ -19,6 +19,9 @@ export { maskUrlPassword } from '../store/url-credentials.js';
 export { joinUrl } from './join-url.js';
 export { messageOf } from './message-of.js';
 export { globMatcher, globRegExpSource } from './glob.js';
+export { roleAllows } from './roles.js';
+export { permissionsOf, type Permissions } from './permissions.js';
+export type { AccessGrant, AccessMe, Action, Role } from '../contract/access.js';
 export type {
   DaemonAbout, DeliveryRecord, ExpectationStatus, FanOutResult, NotificationChannelStatus, NotificationFilter, NotificationsStatus, WireApplication, WireEvent,
 } from './wire.js';

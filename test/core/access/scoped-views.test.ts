@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openSse } from '../../plugins/sse/client.js';
-import { accessKernel, as, bearer, call, registerAt } from './support.js';
+import { ELEVATED, accessKernel, as, bearer, call, registerAt } from './support.js';
 
 const names = (list: unknown) => (list as { registration?: { name: string }; name?: string }[]).map((item) => item.registration?.name ?? item.name).sort();
 
@@ -90,11 +90,11 @@ test('GET /access/me: who the caller is and its grants', async () => {
   const tk = await accessKernel();
   try {
     assert.equal((await call('GET', `${tk.url}/access/me`, { headers: as('alice') })).json,
-      { name: 'alice', kind: 'user', via: 'basic', groups: [], grants: [{ role: 'operator', applications: ['payments-*'] }] });
+      { name: 'alice', kind: 'user', via: 'basic', groups: [], grants: [{ role: 'operator', applications: ['payments-*'] }], ...ELEVATED });
     assert.equal((await call('GET', `${tk.url}/access/me`, { headers: bearer('ci-token') })).json,
-      { name: 'ci', kind: 'token', via: 'token', groups: [], grants: [{ role: 'operator', applications: ['*'] }] });
+      { name: 'ci', kind: 'token', via: 'token', groups: [], grants: [{ role: 'operator', applications: ['*'] }], ...ELEVATED });
     assert.equal((await call('GET', `${tk.url}/access/me`, { headers: as('nobody') })).json,
-      { name: 'nobody', kind: 'user', via: 'basic', groups: [], grants: [] });
+      { name: 'nobody', kind: 'user', via: 'basic', groups: [], grants: [], ...ELEVATED });
     assert.is((await call('GET', `${tk.url}/access/me`)).status, 401);
   } finally {
     await tk.stop();
@@ -103,7 +103,7 @@ test('GET /access/me: who the caller is and its grants', async () => {
   const plain = await accessKernel({ access: undefined });
   try {
     assert.equal((await call('GET', `${plain.url}/access/me`, { headers: as('bob') })).json,
-      { name: 'bob', kind: 'user', via: 'basic', groups: [], grants: [{ role: 'admin', applications: ['*'] }] });
+      { name: 'bob', kind: 'user', via: 'basic', groups: [], grants: [{ role: 'admin', applications: ['*'] }], sensitiveEndpoints: [], adminEndpoints: [] });
     assert.is((await call('DELETE', `${plain.url}/applications/nothing`, { headers: as('bob') })).status, 404);
   } finally {
     await plain.stop();

@@ -20,6 +20,9 @@ export const ACCESS = {
   'admin-endpoints': ['shutdown'],
 };
 
+/** What `GET /access/me` tells of ACCESS's sensitive and admin endpoints. */
+export const ELEVATED = { sensitiveEndpoints: ['heapdump'], adminEndpoints: ['shutdown'] };
+
 export function basicAuth(extraTokens: Record<string, unknown>[] = []): Record<string, unknown> {
   return {
     users: ['alice', 'bob', 'root', 'nobody'].map((username) => ({ username, password: PASSWORD }))

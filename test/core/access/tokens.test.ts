@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestKernel } from '../../../bin/testing.js';
 import { basicAuthSchema } from '../../../plugins/basic-auth/config.js';
-import { ACCESS, basicAuth, bearer, call, errorOf } from './support.js';
+import { ACCESS, ELEVATED, basicAuth, bearer, call, errorOf } from './support.js';
 
 test('basic-auth.tokens[].expires: an expired token answers 401 "token expired"; one not yet expired works, as subject token:<name>', async () => {
   const tk = await startTestKernel({
@@ -22,9 +22,9 @@ test('basic-auth.tokens[].expires: an expired token answers 401 "token expired";
     // Asked again (a verification is remembered for minutes): still expired.
     assert.is((await call('GET', `${tk.url}/access/me`, { headers: bearer('old-token') })).status, 401);
     assert.equal((await call('GET', `${tk.url}/access/me`, { headers: bearer('later-token') })).json,
-      { name: 'later', kind: 'token', via: 'token', groups: [], grants: [{ role: 'viewer', applications: ['*'] }] });
+      { name: 'later', kind: 'token', via: 'token', groups: [], grants: [{ role: 'viewer', applications: ['*'] }], ...ELEVATED });
     assert.equal((await call('GET', `${tk.url}/access/me`, { headers: bearer('orders-view-token') })).json,
-      { name: 'orders-view', kind: 'token', via: 'token', groups: [], grants: [{ role: 'viewer', applications: ['orders'] }] });
+      { name: 'orders-view', kind: 'token', via: 'token', groups: [], grants: [{ role: 'viewer', applications: ['orders'] }], ...ELEVATED });
   } finally {
     await tk.stop();
   }

@@ -32,9 +32,10 @@ test('applications page: each application with its aggregated status and counts,
     assert.is(await page.locator(`[data-instance="${fleet.ids.shopDown}"] .badge`).textContent(), 'DOWN');
     assert.is(await page.locator(`[data-instance="${fleet.ids.shopUp}"] .badge`).textContent(), 'UP');
     assert.is(await page.locator(`[data-instance="${fleet.ids.billing}"] .tags`).textContent(), 'env=prod');
-    // One list and one stream, not a request per instance.
+    // One list and one stream, not a request per instance; and once what the caller may do (the buttons).
     const api = requests.filter((r) => !r.includes('/ui/') && r !== 'GET /');
-    assert.equal(api, ['GET /instances/events', 'GET /applications']);
+    assert.equal(api.filter((r) => r !== 'GET /access/me'), ['GET /instances/events', 'GET /applications']);
+    assert.is(countOf(requests, 'GET /access/me'), 1);
     assert.equal(errors, []);
   } finally {
     await close();

@@ -10,6 +10,7 @@ import { NO_FILTER, buildRows, isFiltering, labelOf, statusCounts, tagOptions, t
 import { FILTER_STATUSES, compareStatus } from '../model/status';
 import { href } from '../router';
 import { useStore } from '../store';
+import { usePermissions } from '../permissions';
 
 /** Small fleets see every instance at once; large ones start with one row per application. */
 const AUTO_EXPAND_LIMIT = 200;
@@ -53,6 +54,7 @@ export function ApplicationsPage() {
     setToggles((n) => n + 1);
   };
   const [refreshed, setRefreshed] = useState<string | null>(null);
+  const permissions = usePermissions();
   const refresh = () => post('/applications').then(() => setRefreshed('Refresh requested: every instance is checked again'), (failure: unknown) => setRefreshed(`Refresh failed: ${messageOf(failure)}`));
   const toggleStatus = (status: string) => setFilter((current) => ({
     ...current,
@@ -86,7 +88,7 @@ export function ApplicationsPage() {
       <p class="summary" role="status" data-testid="summary">
         {store.loaded ? summary(list.instances, total, list.apps, isFiltering(filter)) : 'Loading instances…'}
         {isFiltering(filter) && <button type="button" class="link" onClick={() => setFilter(NO_FILTER)}>Clear filter</button>}
-        <button type="button" class="link" onClick={() => void refresh()} title="Check every instance's health and endpoints now (POST /applications)">Refresh</button>
+        {permissions.may('applications.refresh') && <button type="button" class="link" onClick={() => void refresh()} title="Check every instance's health and endpoints now (POST /applications)">Refresh</button>}
         {refreshed && <span class="muted"> {refreshed}</span>}
       </p>
       {store.loaded && total === 0 ? <NoInstances /> : (

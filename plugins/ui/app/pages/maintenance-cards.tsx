@@ -3,15 +3,22 @@ import { messageOf, send } from '../api';
 import { formatInstant } from '../format';
 import { refreshOverlay, useNotifyOverlay, type MaintenanceWindow } from '../model/notify-overlay';
 import { href } from '../router';
+import { usePermissions } from '../permissions';
+import { useStore } from '../store';
 
 /**
  * The notifications page's maintenance windows (running and to come, recurring ones with their
- * schedule) with "End" / "Remove" for those made through the API, and the applications a fleet
- * expectation finds short.
+ * schedule) with "End" / "Remove" for those made through the API that the caller may manage, and
+ * the applications a fleet expectation finds short.
  */
 export function MaintenanceCards() {
   const overlay = useNotifyOverlay();
   const [error, setError] = useState('');
+  const permissions = usePermissions();
+  const store = useStore();
+  // As the server decides it: every application glob of the window within the caller's, and every instance's application.
+  const mayManage = (window: MaintenanceWindow) => window.applications.every((glob) => permissions.may('maintenance.manage', glob))
+    && window.instances.every((id) => { const application = store.nameOf(id); return application !== undefined && permissions.may('maintenance.manage', application); });
   const end = async (window: MaintenanceWindow) => {
     setError('');
     try {
@@ -40,7 +47,7 @@ export function MaintenanceCards() {
                   <td class="when">{formatInstant(window.end)}</td>
                   <td>{window.recurring ? `${window.reason ? `${window.reason}; ` : ''}every "${window.schedule}" (${window.timezone})` : window.reason}</td>
                   <td>{window.createdBy}</td>
-                  <td>{!window.recurring && <button type="button" class="danger" onClick={() => void end(window)}>{window.active ? 'End' : 'Remove'}</button>}</td>
+                  <td>{!window.recurring && mayManage(window) && <button type="button" class="danger" onClick={() => void end(window)}>{window.active ? 'End' : 'Remove'}</button>}</td>
                 </tr>
               ))}
             </tbody>

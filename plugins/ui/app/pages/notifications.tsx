@@ -5,6 +5,7 @@ import { href } from '../router';
 import { useStore } from '../store';
 import type { NotificationChannelStatus, NotificationFilter, NotificationsStatus } from 'vigil/domain';
 import { MaintenanceCards } from './maintenance-cards';
+import { usePermissions } from '../permissions';
 
 const TTLS: readonly [label: string, ms: number][] = [['5 minutes', 300_000], ['1 hour', 3_600_000], ['1 day', 86_400_000], ['until removed', -1]];
 const REFRESH_MS = 5000;
@@ -130,6 +131,8 @@ function Filters({ filters, onChange }: { filters: Loaded<NotificationFilter[]>;
   const [target, setTarget] = useState('');
   const [ttl, setTtl] = useState(TTLS[0]![1]);
   const [error, setError] = useState('');
+  // Filters hold back notifications of any application: adding or removing one is a role's, not an application's.
+  const manage = usePermissions().may('notifications.manage');
   if (filters.state === 'off') return <div class="card"><h2>Filters</h2><p class="muted">The filter API is off (<code>notify.filters-api</code>).</p></div>;
   const add = async (event: Event) => {
     event.preventDefault();
@@ -154,7 +157,7 @@ function Filters({ filters, onChange }: { filters: Loaded<NotificationFilter[]>;
     <div class="card">
       <h2>Filters</h2>
       <p class="muted">No notification is sent for a filtered instance or application until the filter expires or is removed.</p>
-      <form class="toolbar filter-form" onSubmit={add}>
+      {manage && <form class="toolbar filter-form" onSubmit={add}>
         <select aria-label="Filter by" value={kind} onChange={(event) => setKind((event.currentTarget as HTMLSelectElement).value as typeof kind)}>
           <option value="applicationName">Application</option>
           <option value="instanceId">Instance id</option>
@@ -170,7 +173,7 @@ function Filters({ filters, onChange }: { filters: Loaded<NotificationFilter[]>;
           {TTLS.map(([label, ms]) => <option key={ms} value={String(ms)}>{label}</option>)}
         </select>
         <button type="submit">Add filter</button>
-      </form>
+      </form>}
       {error && <p class="error" role="alert">{error}</p>}
       {filters.state === 'error' && <p class="error" role="alert">{filters.message}</p>}
       {filters.state === 'ok' && (filters.value.length === 0 ? <p class="muted">No filter.</p> : (
@@ -184,7 +187,7 @@ function Filters({ filters, onChange }: { filters: Loaded<NotificationFilter[]>;
                   ? <>instance <a class="mono" href={href('instances', filter.instanceId)}>{filter.instanceId}</a> {store.nameOf(filter.instanceId) && <span class="muted">({store.nameOf(filter.instanceId)})</span>}</>
                   : <>application <b>{filter.applicationName}</b></>}</td>
                 <td class="when">{filter.expiry ? formatInstant(filter.expiry) : 'never'}</td>
-                <td><button type="button" class="danger" onClick={() => void remove(filter.id)}>Remove</button></td>
+                <td>{manage && <button type="button" class="danger" onClick={() => void remove(filter.id)}>Remove</button>}</td>
               </tr>
             ))}
           </tbody>

@@ -4,10 +4,11 @@ import type { FanOutResult } from 'vigil/domain';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { cacheRows, evictPath, type CacheRow, type CachesBody } from '../instance/views/caches';
 import { FanOutResults } from './fan-out';
+import { usePermissions } from '../../permissions';
 
 /**
  * The caches of every instance of an application (the union, with how many instances hold each),
- * evicted on all of them at once through the application-wide proxy, each instance's answer shown.
+ * evicted on all of them at once (by a caller who may) through the application-wide proxy, each instance's answer shown.
  */
 export function ApplicationCaches({ name }: { name: string }) {
   const [answers, setAnswers] = useState<readonly FanOutResult[] | undefined>(undefined);
@@ -15,6 +16,7 @@ export function ApplicationCaches({ name }: { name: string }) {
   const [round, setRound] = useState(0);
   const [asking, setAsking] = useState<CacheRow | 'all' | null>(null);
   const [last, setLast] = useState<{ title: string; results: readonly FanOutResult[] } | null>(null);
+  const writable = usePermissions().mayUseEndpoint('caches', true, name);
   useEffect(() => {
     getJson<FanOutResult[]>(applicationActuatorPath(name, 'caches')).then((value) => { setAnswers(value); setError(null); }, (failure: unknown) => setError(messageOf(failure)));
   }, [name, round]);
@@ -38,7 +40,7 @@ export function ApplicationCaches({ name }: { name: string }) {
     <div class="list-view">
       <div class="toolbar">
         <span class="muted" role="status">{answers ? `${rows.length} caches on ${answers.length} instances` : 'Loading…'}</span>
-        <button type="button" class="danger" disabled={rows.length === 0} onClick={() => setAsking('all')}>Evict all…</button>
+        {writable && <button type="button" class="danger" disabled={rows.length === 0} onClick={() => setAsking('all')}>Evict all…</button>}
         <span class="spacer" />
         <button type="button" onClick={() => setRound((n) => n + 1)}>Refresh</button>
       </div>
@@ -51,7 +53,7 @@ export function ApplicationCaches({ name }: { name: string }) {
             {rows.map((row) => (
               <tr key={row.key} data-cache={row.name}>
                 <td class="mono">{row.name}</td><td>{row.manager}</td><td class="num">{row.holders} of {answers?.length ?? 0}</td>
-                <td class="actions-cell"><button type="button" onClick={() => setAsking(row)}>Evict…</button></td>
+                <td class="actions-cell">{writable && <button type="button" onClick={() => setAsking(row)}>Evict…</button>}</td>
               </tr>
             ))}
           </tbody>

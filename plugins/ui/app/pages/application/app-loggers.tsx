@@ -3,6 +3,7 @@ import { applicationActuatorPath, fanOutJson, getJson, messageOf, send } from '.
 import type { FanOutResult } from 'vigil/domain';
 import { VirtualList } from '../../components/virtual-list';
 import { FanOutResults } from './fan-out';
+import { usePermissions } from '../../permissions';
 
 interface Loggers { readonly levels?: readonly string[]; readonly loggers?: Record<string, { configuredLevel?: string | null; effectiveLevel?: string | null }> }
 interface Row { readonly name: string; readonly effective: readonly string[]; readonly configured: readonly string[]; readonly instances: number }
@@ -12,7 +13,7 @@ const DEFAULT_LEVELS = ['OFF', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE'];
 /**
  * Loggers of every instance of an application at once, through the application-wide proxy: each
  * logger with the levels its instances have (one level, or "mixed"); a click sets the level on
- * all of them, and each instance's answer is shown.
+ * all of them (for a caller who may), and each instance's answer is shown.
  */
 export function ApplicationLoggers({ name }: { name: string }) {
   const [answers, setAnswers] = useState<readonly FanOutResult[] | undefined>(undefined);
@@ -21,6 +22,7 @@ export function ApplicationLoggers({ name }: { name: string }) {
   const [query, setQuery] = useState('');
   const [last, setLast] = useState<{ title: string; results: readonly FanOutResult[] } | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  const writable = usePermissions().mayUseEndpoint('loggers', true, name);
   useEffect(() => {
     getJson<FanOutResult[]>(applicationActuatorPath(name, 'loggers')).then((value) => { setAnswers(value); setError(null); }, (failure: unknown) => setError(messageOf(failure)));
   }, [name, round]);
@@ -70,13 +72,13 @@ export function ApplicationLoggers({ name }: { name: string }) {
           <div class="row logger-row" data-logger={row.name}>
             <span class="mono logger-name" title={row.name}>{row.name}</span>
             {row.effective.length > 1 && <span class="tag" title={row.effective.join(', ')}>mixed</span>}
-            <span class="levels" role="group" aria-label={`Level of ${row.name}`}>
+            {!writable ? <span class="levels read-only"><span class="level effective">{effective ?? '–'}</span></span> : <span class="levels" role="group" aria-label={`Level of ${row.name}`}>
               {levels.map((level) => (
                 <button type="button" key={level} disabled={busy === row.name} class={`level${effective === level ? ' effective' : ''}`}
                   aria-pressed={configured === level} onClick={() => void setLevel(row.name, level)}>{level}</button>
               ))}
               <button type="button" class="level reset" disabled={busy === row.name || row.configured.length === 0} onClick={() => void setLevel(row.name, null)}>reset</button>
-            </span>
+            </span>}
           </div>
         );
       }} />

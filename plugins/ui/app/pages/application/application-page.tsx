@@ -7,6 +7,7 @@ import { activeWindows, refreshOverlay, shortfallOf, useNotifyOverlay, type Expe
 import { labelOf, sortedInstances } from '../../model/rows';
 import { href } from '../../router';
 import { useStore } from '../../store';
+import { usePermissions } from '../../permissions';
 import { ApplicationCaches } from './app-caches';
 import { ApplicationLoggers } from './app-loggers';
 
@@ -15,12 +16,14 @@ const TABS = [['instances', 'Instances'], ['loggers', 'Loggers'], ['caches', 'Ca
 /**
  * One application: its instances, and what can be done to all of them at once: set logger levels
  * and evict caches (through `/applications/{name}/actuator/**`, each instance's answer shown),
- * deregister the whole application, or start an hour of maintenance for it (and end it). It says
- * when the application is in a maintenance window or short of its fleet expectation.
+ * deregister the whole application, or start an hour of maintenance for it (and end it), each
+ * shown only to a caller who may. It says when the application is in a maintenance window or
+ * short of its fleet expectation.
  */
 export default function ApplicationPage({ name, tab }: { name: string; tab: string | undefined }) {
   const store = useStore();
   const overlay = useNotifyOverlay();
+  const permissions = usePermissions();
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const app = store.applications().find((candidate) => candidate.name === name);
@@ -54,8 +57,8 @@ export default function ApplicationPage({ name, tab }: { name: string; tab: stri
         {app.buildVersion && <span class="muted">version {app.buildVersion}</span>}
         {activeWindows(overlay, app.name).length > 0 && <span class="tag maintenance">maintenance</span>}
         <span class="spacer" />
-        {overlay.available && <MaintenanceButton name={app.name} windows={activeWindows(overlay, app.name)} onError={setError} />}
-        <button type="button" onClick={() => setAsking(true)}>Deregister…</button>
+        {overlay.available && permissions.may('maintenance.manage', app.name) && <MaintenanceButton name={app.name} windows={activeWindows(overlay, app.name)} onError={setError} />}
+        {permissions.may('applications.deregister', app.name) && <button type="button" onClick={() => setAsking(true)}>Deregister…</button>}
       </header>
       {error && <p class="error" role="alert">{error}</p>}
       <MaintenanceNote windows={activeWindows(overlay, app.name)} />

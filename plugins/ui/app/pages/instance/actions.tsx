@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { actuatorPath, apiUrl, messageOf, post, send } from '../../api';
 import { ConfirmDialog } from '../../components/confirm-dialog';
+import { applicationOf, usePermissions } from '../../permissions';
 import type { Instance } from 'vigil/domain';
 
 type Action = 'restart' | 'shutdown' | 'deregister';
@@ -13,12 +14,15 @@ const QUESTIONS: Readonly<Record<Action, { title: string; message: string; label
 
 /**
  * Heap dump download, restart, shutdown (each shown only when the instance exposes it) and
- * deregistration; all but the download ask first.
+ * deregistration, each only when the caller may use it; all but the download ask first.
  */
 export function Actions({ instance, endpoints }: { instance: Instance; endpoints: ReadonlySet<string> }) {
   const [asking, setAsking] = useState<Action | null>(null);
   const [outcome, setOutcome] = useState<string | null>(null);
   const name = instance.registration?.name ?? instance.id;
+  const permissions = usePermissions();
+  const application = applicationOf(instance);
+  const mayWrite = (endpoint: string) => endpoints.has(endpoint) && permissions.mayUseEndpoint(endpoint, true, application);
   const run = async (action: Action) => {
     setAsking(null);
     try {
@@ -37,12 +41,12 @@ export function Actions({ instance, endpoints }: { instance: Instance; endpoints
   return (
     <div class="actions">
       {outcome && <span class="muted" role="status">{outcome}</span>}
-      {endpoints.has('heapdump') && (
+      {endpoints.has('heapdump') && permissions.mayUseEndpoint('heapdump', false, application) && (
         <a class="button" href={apiUrl(actuatorPath(instance.id, 'heapdump'))} download={`heapdump-${instance.id}.hprof`}>Heap dump</a>
       )}
-      {endpoints.has('restart') && <button type="button" onClick={() => setAsking('restart')}>Restart…</button>}
-      {endpoints.has('shutdown') && <button type="button" class="danger" onClick={() => setAsking('shutdown')}>Shut down…</button>}
-      <button type="button" onClick={() => setAsking('deregister')}>Deregister…</button>
+      {mayWrite('restart') && <button type="button" onClick={() => setAsking('restart')}>Restart…</button>}
+      {mayWrite('shutdown') && <button type="button" class="danger" onClick={() => setAsking('shutdown')}>Shut down…</button>}
+      {permissions.may('instances.deregister', application) && <button type="button" onClick={() => setAsking('deregister')}>Deregister…</button>}
       {asking && (
         <ConfirmDialog title={QUESTIONS[asking].title} message={`${name} (${instance.id}): ${QUESTIONS[asking].message}${asking === 'deregister' ? discovered : ''}`}
           confirmLabel={QUESTIONS[asking].label} onConfirm={() => void run(asking)} onCancel={() => setAsking(null)} />

@@ -8,20 +8,22 @@ type Change = { kind: 'set'; name: string; value: string } | { kind: 'reset' } |
  * Changing the environment, as Spring Cloud's endpoints allow it: set a property (`POST env`),
  * reset every property set that way (`DELETE env`), and refresh the context so beans pick the
  * changes up (`POST refresh`). Set and reset show only when the instance's `env` endpoint allows
- * POST (asked with OPTIONS, as SBA does); refresh when it exposes `refresh`. Each asks first.
+ * POST (asked with OPTIONS, as SBA does) and the caller may write to it (`canWrite`); refresh when
+ * it exposes `refresh` and the caller may use it (`canRefresh`). Each asks first.
  */
-export function EnvManage({ id, canRefresh, names, onChanged }: { id: string; canRefresh: boolean; names: readonly string[]; onChanged: () => void }) {
+export function EnvManage({ id, canWrite, canRefresh, names, onChanged }: { id: string; canWrite: boolean; canRefresh: boolean; names: readonly string[]; onChanged: () => void }) {
   const [writable, setWritable] = useState(false);
   const [name, setName] = useState('');
   const [value, setValue] = useState('');
   const [asking, setAsking] = useState<Change | null>(null);
   const [outcome, setOutcome] = useState<{ text: string; failed: boolean } | null>(null);
   useEffect(() => {
+    if (!canWrite) return;
     send('OPTIONS', actuatorPath(id, 'env')).then(
       (res) => setWritable(/\bPOST\b/i.test(res.headers.get('allow') ?? '')),
       () => setWritable(false),
     );
-  }, [id]);
+  }, [id, canWrite]);
   if (!writable && !canRefresh) return null;
   const run = async (change: Change) => {
     setAsking(null);

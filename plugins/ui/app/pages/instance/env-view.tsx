@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { EnvManage } from './env-manage';
+import { useMayWrite } from '../../permissions';
 import { useActuator } from './use-actuator';
 import type { InstanceViewProps } from './view-props';
 
@@ -19,6 +20,8 @@ export default function EnvView({ instance, endpoints }: InstanceViewProps) {
   const id = instance.id;
   const { data, error, loading, reload } = useActuator<Env>(id, 'env');
   const [query, setQuery] = useState('');
+  const mayChange = useMayWrite(instance, 'env');
+  const mayRefresh = useMayWrite(instance, 'refresh');
   const sources = useMemo(() => {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
     let budget = MAX_SHOWN;
@@ -46,7 +49,7 @@ export default function EnvView({ instance, endpoints }: InstanceViewProps) {
         <button type="button" onClick={reload}>Refresh</button>
       </div>
       {error && <p class="error">{error}</p>}
-      <EnvManage id={id} canRefresh={endpoints.has('refresh')} names={names} onChanged={reload} />
+      {(mayChange || mayRefresh) && <EnvManage id={id} canWrite={mayChange} canRefresh={endpoints.has('refresh') && mayRefresh} names={names} onChanged={reload} />}
       {shown < matches && <p class="muted">Showing the first {shown} of {matches}; refine the search to see the rest.</p>}
       {sources.map((source) => (
         <article class="card" key={source.name}>

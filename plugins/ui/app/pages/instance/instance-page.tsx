@@ -6,6 +6,7 @@ import { visibleEndpoints, type Instance } from 'vigil/domain';
 import { labelOf, sortedInstances } from '../../model/rows';
 import { href } from '../../router';
 import { useStore } from '../../store';
+import { applicationOf, usePermissions } from '../../permissions';
 import { Actions } from './actions';
 import { Overview } from './overview';
 import { viewsFor, type ViewSpec } from './view-registry';
@@ -13,8 +14,9 @@ import { viewsFor, type ViewSpec } from './view-registry';
 /** One instance: its live status and details, and the views of what it exposes through the proxy. */
 export function InstancePage({ id, tab }: { id: string; tab: string | undefined }) {
   const store = useStore();
+  const permissions = usePermissions();
   const instance = store.instance(id);
-  if (!store.loaded) return <section class="page"><p class="summary">Loading…</p></section>;
+  if (!store.loaded || !permissions.known) return <section class="page"><p class="summary">Loading…</p></section>;
   if (!instance) {
     return (
       <section class="page">
@@ -23,8 +25,10 @@ export function InstancePage({ id, tab }: { id: string; tab: string | undefined 
       </section>
     );
   }
-  const endpoints = new Set(visibleEndpoints(instance).map((endpoint) => endpoint.id));
-  const views = viewsFor(endpoints);
+  // What the caller may not read (a sensitive endpoint, for all but admins) has no view and no button.
+  const endpoints = new Set(visibleEndpoints(instance).map((endpoint) => endpoint.id)
+    .filter((endpoint) => permissions.mayUseEndpoint(endpoint, false, applicationOf(instance))));
+  const views = viewsFor(endpoints).filter((view) => !view.writes || view.needs.some((endpoint) => permissions.mayUseEndpoint(endpoint, true, applicationOf(instance))));
   const current = views.find((view) => view.id === tab);
   return <InstanceLayout id={id} instance={instance} endpoints={endpoints} views={views} current={current} />;
 }

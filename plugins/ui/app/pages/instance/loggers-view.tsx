@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { actuatorPath, getJson, messageOf, post } from '../../api';
 import { VirtualList } from '../../components/virtual-list';
+import { useMayWrite } from '../../permissions';
 import { useActuator } from './use-actuator';
 import type { InstanceViewProps } from './view-props';
 
@@ -15,7 +16,7 @@ interface Loggers {
 
 const DEFAULT_LEVELS = ['OFF', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE'];
 
-/** Every logger with its level, searchable; a click sets a level on the instance (POST through the proxy). */
+/** Every logger with its level, searchable; a click sets a level on the instance (POST through the proxy), for a caller who may. */
 export default function LoggersView({ instance }: InstanceViewProps) {
   const id = instance.id;
   const { data, error, loading, reload, update } = useActuator<Loggers>(id, 'loggers');
@@ -23,6 +24,7 @@ export default function LoggersView({ instance }: InstanceViewProps) {
   const [configuredOnly, setConfiguredOnly] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const writable = useMayWrite(instance, 'loggers');
   const levels = data?.levels ?? DEFAULT_LEVELS;
   const entries = useMemo(() => {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
@@ -66,7 +68,7 @@ export default function LoggersView({ instance }: InstanceViewProps) {
       <VirtualList items={entries} rowHeight={40} keyOf={([name]) => name} label="Loggers" render={([name, logger]) => (
         <div class="row logger-row" data-logger={name}>
           <span class="mono logger-name" title={name}>{name}</span>
-          <span class="levels" role="group" aria-label={`Level of ${name}`}>
+          {!writable ? <ReadOnlyLevel logger={logger} /> : <span class="levels" role="group" aria-label={`Level of ${name}`}>
             {levels.map((level) => (
               <button type="button" key={level} disabled={busy === name}
                 class={`level${logger.effectiveLevel === level ? ' effective' : ''}`}
@@ -75,9 +77,19 @@ export default function LoggersView({ instance }: InstanceViewProps) {
             ))}
             <button type="button" class="level reset" disabled={busy === name || !logger.configuredLevel}
               title="Inherit the level from the parent logger" onClick={() => void setLevel(name, null)}>reset</button>
-          </span>
+          </span>}
         </div>
       )} />
     </div>
+  );
+}
+
+/** A logger's level for a caller who may not change it: what it is, and whether it was set. */
+export function ReadOnlyLevel({ logger }: { logger: Logger }) {
+  return (
+    <span class="levels read-only">
+      <span class="level effective">{logger.effectiveLevel ?? '–'}</span>
+      {logger.configuredLevel && <span class="muted"> configured</span>}
+    </span>
   );
 }

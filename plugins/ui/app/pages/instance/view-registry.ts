@@ -7,6 +7,8 @@ export interface ViewSpec {
   readonly group: string;
   /** Shown when the instance exposes any of these endpoints (detected, read through the proxy). */
   readonly needs: readonly string[];
+  /** Read with POST (Jolokia): shown only to a caller who may write to its endpoint. */
+  readonly writes?: boolean;
   readonly load: Loader<InstanceViewProps>;
 }
 
@@ -25,7 +27,7 @@ export const VIEWS: readonly ViewSpec[] = [
   { id: 'logfile', label: 'Log file', group: 'Logging', needs: ['logfile'], load: () => import('./views/logfile') },
   { id: 'loggers', label: 'Loggers', group: 'Logging', needs: ['loggers'], load: () => import('./loggers-view') },
   { id: 'threads', label: 'Thread dump', group: 'JVM', needs: ['threaddump'], load: () => import('./threads-view') },
-  { id: 'jmx', label: 'JMX', group: 'JVM', needs: ['jolokia'], load: () => import('./views/jmx') },
+  { id: 'jmx', label: 'JMX', group: 'JVM', needs: ['jolokia'], writes: true, load: () => import('./views/jmx') },
   { id: 'mappings', label: 'Mappings', group: 'Web', needs: ['mappings'], load: () => import('./views/mappings') },
   { id: 'httpexchanges', label: 'HTTP exchanges', group: 'Web', needs: ['httpexchanges', 'httptrace'], load: () => import('./views/http-exchanges') },
   { id: 'sessions', label: 'Sessions', group: 'Web', needs: ['sessions'], load: () => import('./views/sessions') },

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { actuatorPath, messageOf, send } from '../../../api';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { useActuator } from '../use-actuator';
+import { useMayWrite } from '../../../permissions';
 import type { InstanceViewProps } from '../view-props';
 import { SearchInput, ViewToolbar, plural, useSearch } from './shared';
 
@@ -17,13 +18,14 @@ export function cacheRows(body: CachesBody | undefined): CacheRow[] {
 /** The path that evicts one cache: its manager named, since two managers may hold caches of one name. */
 export const evictPath = (row: CacheRow): string => `caches/${encodeURIComponent(row.name)}?cacheManager=${encodeURIComponent(row.manager)}`;
 
-/** The instance's caches; evict one or all, each after a confirmation. */
+/** The instance's caches; evict one or all (a caller who may), each after a confirmation. */
 export default function CachesView({ instance }: InstanceViewProps) {
   const { data, error, loading, reload } = useActuator<CachesBody>(instance.id, 'caches');
   const rows = useMemo(() => cacheRows(data), [data]);
   const [query, setQuery, shown] = useSearch(rows, (row) => `${row.name} ${row.manager} ${row.target}`);
   const [asking, setAsking] = useState<CacheRow | 'all' | null>(null);
   const [outcome, setOutcome] = useState<{ text: string; failed: boolean } | null>(null);
+  const writable = useMayWrite(instance, 'caches');
   const evict = async (target: CacheRow | 'all') => {
     setAsking(null);
     try {
@@ -37,7 +39,7 @@ export default function CachesView({ instance }: InstanceViewProps) {
     <div class="list-view">
       <ViewToolbar count={plural(rows.length, 'cache')} loading={loading} onRefresh={reload}>
         <SearchInput value={query} onInput={setQuery} label="Search caches" />
-        <button type="button" class="danger" disabled={rows.length === 0} onClick={() => setAsking('all')}>Evict all…</button>
+        {writable && <button type="button" class="danger" disabled={rows.length === 0} onClick={() => setAsking('all')}>Evict all…</button>}
       </ViewToolbar>
       {error && <p class="error">{error}</p>}
       {outcome && <p class={outcome.failed ? 'error' : 'ok'} role="status">{outcome.text}</p>}
@@ -51,7 +53,7 @@ export default function CachesView({ instance }: InstanceViewProps) {
                 <td class="mono">{row.name}</td>
                 <td>{row.manager}</td>
                 <td class="mono muted">{row.target}</td>
-                <td class="actions-cell"><button type="button" onClick={() => setAsking(row)}>Evict…</button></td>
+                <td class="actions-cell">{writable && <button type="button" onClick={() => setAsking(row)}>Evict…</button>}</td>
               </tr>
             ))}
           </tbody>

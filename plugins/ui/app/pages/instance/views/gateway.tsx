@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { actuatorPath, messageOf, post } from '../../../api';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { useActuator } from '../use-actuator';
+import { useMayWrite } from '../../../permissions';
 import type { InstanceViewProps } from '../view-props';
 import { SearchInput, ViewToolbar, plural, simpleName, useSearch } from './shared';
 
@@ -25,6 +26,7 @@ export default function GatewayView({ instance }: InstanceViewProps) {
   const globals = useMemo(() => Object.entries(filters.data ?? {}).sort(([, a], [, b]) => (a ?? 0) - (b ?? 0)), [filters.data]);
   const [asking, setAsking] = useState(false);
   const [outcome, setOutcome] = useState<string | null>(null);
+  const writable = useMayWrite(instance, 'gateway');
   const refresh = async () => {
     setAsking(false);
     try {
@@ -40,7 +42,7 @@ export default function GatewayView({ instance }: InstanceViewProps) {
     <div class="list-view">
       <ViewToolbar count={routes.data ? plural(routes.data.length, 'route') : undefined} loading={routes.loading}>
         <SearchInput value={query} onInput={setQuery} label="Search routes" placeholder="Id, URI, predicate or filter" />
-        <button type="button" onClick={() => setAsking(true)}>Refresh routes…</button>
+        {writable && <button type="button" onClick={() => setAsking(true)}>Refresh routes…</button>}
       </ViewToolbar>
       {routes.error && <p class="error">{routes.error}</p>}
       {outcome && <p class="ok" role="status">{outcome}</p>}

@@ -3,6 +3,7 @@ import { ApiError, actuatorPath, getJson, messageOf, send } from '../../../api';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { formatInstant } from '../../../format';
 import type { InstanceViewProps } from '../view-props';
+import { useMayWrite } from '../../../permissions';
 import { formatMs, plural } from './shared';
 
 interface Session {
@@ -16,7 +17,7 @@ interface Session {
 
 /**
  * Spring Session's sessions: the endpoint lists them by user name only (it has no "all"), or
- * finds one by id. A session can be deleted, which signs its user out, after a confirmation.
+ * finds one by id. A session can be deleted (by a caller who may), which signs its user out, after a confirmation.
  */
 export default function SessionsView({ instance }: InstanceViewProps) {
   const [by, setBy] = useState<'username' | 'id'>('username');
@@ -26,6 +27,7 @@ export default function SessionsView({ instance }: InstanceViewProps) {
   const [error, setError] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<string | null>(null);
   const [asking, setAsking] = useState<Session | null>(null);
+  const writable = useMayWrite(instance, 'sessions');
 
   const search = async (kind = by, text = value.trim()) => {
     if (!text) return;
@@ -79,7 +81,7 @@ export default function SessionsView({ instance }: InstanceViewProps) {
                 <td>{session.lastAccessedTime ? formatInstant(session.lastAccessedTime) : '–'}</td>
                 <td>{session.maxInactiveInterval !== undefined ? formatMs(session.maxInactiveInterval * 1000) : '–'}</td>
                 <td class="mono muted">{(session.attributeNames ?? []).join(', ')}</td>
-                <td class="actions-cell"><button type="button" class="danger" onClick={() => setAsking(session)}>Delete…</button></td>
+                <td class="actions-cell">{writable && <button type="button" class="danger" onClick={() => setAsking(session)}>Delete…</button>}</td>
               </tr>
             ))}
           </tbody>
