@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Receiver } from './receiver.js';
 import { ROUTED_BURST, ROUTED_LOST, runRouted } from './routed.js';
 import { DAEMON_NODE_FLAGS, machine, median, residentKb, root, round, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
@@ -11,44 +11,10 @@ const INSTANCES = Number(process.env.BENCH_NOTIFY_INSTANCES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Instances that go DOWN and back before the measure: a daemon that has notified before. */
 const WARM_UP = 200;
-/** A round that has not received everything by then counts what it got as delivered, the rest as lost. */
-const ROUND_TIMEOUT_MS = 30_000;
 const BURST: FigureSpec = { name: 'notify-burst-ms', target: 2000, kind: 'max', unit: 'ms' };
 const LOST: FigureSpec = { name: 'notify-lost', target: 0, kind: 'max' };
 const RSS: FigureSpec = { name: 'notify-rss-growth-mb', target: 32, kind: 'max', unit: 'MB' };
 export const figures = [BURST, LOST, RSS, ROUTED_BURST, ROUTED_LOST];
-
-/** The webhook receiver: counts distinct `webhook-id`s and notes when the last expected one arrived. */
-class Receiver {
-  readonly ids = new Set<string>();
-  #expect = 0;
-  #done: (() => void) | undefined;
-  lastAt = 0;
-  readonly server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      res.writeHead(200).end();
-      if (this.ids.has(id)) return;
-      this.ids.add(id);
-      this.lastAt = performance.now();
-      if (this.ids.size >= this.#expect) this.#done?.();
-    });
-  });
-
-  /** Resolves when `count` distinct notifications arrived since the last `reset`, or after the timeout. */
-  expect(count: number): Promise<void> {
-    this.ids.clear();
-    this.#expect = count;
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ROUND_TIMEOUT_MS);
-      this.#done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-}
 
 /**
  * 2,000 instances change status at once (DOWN and OUT_OF_SERVICE alternately, then back to UP:

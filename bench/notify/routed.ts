@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Receiver } from './receiver.js';
 import { DAEMON_NODE_FLAGS, median, root, startProcess, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const INSTANCES = Number(process.env.BENCH_NOTIFY_INSTANCES ?? 2000);
@@ -12,7 +12,6 @@ const ROUTES = 50;
 const TARGETS = 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARM_UP = 200;
-const ROUND_TIMEOUT_MS = 30_000;
 export const ROUTED_BURST: FigureSpec = { name: 'notify-routed-burst-ms', target: 2000, kind: 'max', unit: 'ms' };
 export const ROUTED_LOST: FigureSpec = { name: 'notify-routed-lost', target: 0, kind: 'max' };
 
@@ -20,47 +19,13 @@ export const ROUTED_LOST: FigureSpec = { name: 'notify-routed-lost', target: 0, 
 const targetOf = (application: number): string => `t${Math.floor(application / 2) % TARGETS}`;
 
 /**
- * One receiver for the 20 targets (one path each): it counts distinct `webhook-id`s that arrived
- * at the path of the target their application is routed to; one at another path is misrouted and
- * counts as lost.
+ * One receiver for the 20 targets (one path each): a notification counts when it arrived at the
+ * path of the target its application is routed to; one at another path is misrouted and counts as lost.
  */
-class RoutedReceiver {
-  readonly ids = new Set<string>();
-  misrouted = 0;
-  #expect = 0;
-  #done: (() => void) | undefined;
-  lastAt = 0;
-  readonly server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      res.writeHead(200).end();
-      const id = String(req.headers['webhook-id']);
-      if (this.ids.has(id)) return;
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { instance?: { name?: string } };
-      const application = Number(/^app-(\d+)$/.exec(body.instance?.name ?? '')?.[1] ?? -1);
-      if (req.url !== `/${targetOf(application)}`) {
-        this.misrouted += 1;
-        return;
-      }
-      this.ids.add(id);
-      this.lastAt = performance.now();
-      if (this.ids.size >= this.#expect) this.#done?.();
-    });
-  });
-
-  expect(count: number): Promise<void> {
-    this.ids.clear();
-    this.#expect = count;
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ROUND_TIMEOUT_MS);
-      this.#done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-}
+const atItsTeam = (path: string, body: unknown): boolean => {
+  const application = Number(/^app-(\d+)$/.exec((body as { instance?: { name?: string } }).instance?.name ?? '')?.[1] ?? -1);
+  return path === `/${targetOf(application)}`;
+};
 
 /**
  * 2,000 instances in 100 applications change status at once, with `notify.routes` of 50 routes
@@ -69,7 +34,7 @@ class RoutedReceiver {
  * at another team's target). Per round, as `notify-burst-ms` measures the unrouted path.
  */
 export async function runRouted(): Promise<Figure[]> {
-  const receiver = new RoutedReceiver();
+  const receiver = new Receiver(atItsTeam);
   await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
   const targets = Object.fromEntries(Array.from({ length: TARGETS }, (_, t) => [`t${t}`, { url: `${base}/t${t}` }]));

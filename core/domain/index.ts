@@ -23,5 +23,5 @@ export { roleAllows } from './roles.js';
 export { permissionsOf, type Permissions } from './permissions.js';
 export type { AccessGrant, AccessMe, Action, Role } from '../contract/access.js';
 export type {
-  DaemonAbout, DeliveryRecord, ExpectationStatus, FanOutResult, NotificationChannelStatus, NotificationFilter, NotificationsStatus, WireApplication, WireEvent,
+  AuditActor, AuditEntry, DaemonAbout, DeliveryRecord, ExpectationStatus, MaintenanceWindow, FanOutResult, NotificationChannelStatus, NotificationFilter, NotificationsStatus, WireApplication, WireEvent,
 } from './wire.js';

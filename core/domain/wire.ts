@@ -136,3 +136,49 @@ export interface NotificationFilter {
   readonly expiry: string | null;
   readonly expired: boolean;
 }
+
+/** A maintenance window as `GET /maintenance` shows it (`POST /maintenance` answers one too). */
+export interface MaintenanceWindow {
+  readonly id: string;
+  readonly applications: readonly string[];
+  readonly instances: readonly string[];
+  /** The window's (current or next) `[start, end)`, ISO-8601. */
+  readonly start: string;
+  readonly end: string;
+  readonly active: boolean;
+  readonly reason: string;
+  readonly createdBy: string;
+  /** From `notify.maintenance` (`schedule`, `timezone`, `duration` in ms): it cannot be deleted through the API. */
+  readonly recurring: boolean;
+  readonly schedule?: string;
+  readonly timezone?: string;
+  readonly duration?: number;
+}
+
+/** Who did it: the principal of the request, or `system` for what the daemon did itself (a reload). */
+export interface AuditActor {
+  readonly name: string;
+  readonly kind: 'user' | 'token' | 'anonymous' | 'system';
+  readonly via: 'basic' | 'token' | 'oidc' | null;
+}
+
+/**
+ * One entry of the audit trail (`GET /audit`). `id` grows with every entry (across the cluster with
+ * `cluster-redis`): a stream's `Last-Event-ID`. Fields that do not apply are null.
+ */
+export interface AuditEntry {
+  readonly id: number;
+  readonly timestamp: string;
+  readonly actor: AuditActor;
+  readonly address: string | null;
+  /** The action the kernel's access check decided (`actuator.write`), or `auth.*`, `config.reload`. */
+  readonly action: string;
+  readonly method: string | null;
+  readonly path: string | null;
+  readonly instance: string | null;
+  readonly application: string | null;
+  readonly status: number | null;
+  readonly durationMs: number | null;
+  /** The JSON body of a proxied actuator write (≤ 1 KiB, secrets masked), or what a sign-in failure or reload was. */
+  readonly detail: unknown;
+}

@@ -1,30 +1,6 @@
-/** Who did it: the principal of the request, or `system` for what the daemon did itself (a reload). */
-export interface AuditActor {
-  readonly name: string;
-  readonly kind: 'user' | 'token' | 'anonymous' | 'system';
-  readonly via: 'basic' | 'token' | 'oidc' | null;
-}
+import type { AuditActor, AuditEntry } from '../../core/domain/index.js';
 
-/**
- * One entry of the audit trail. `id` grows with every entry (across the cluster with
- * `cluster-redis`): a stream's `Last-Event-ID`. Fields that do not apply are null.
- */
-export interface AuditEntry {
-  readonly id: number;
-  readonly timestamp: string;
-  readonly actor: AuditActor;
-  readonly address: string | null;
-  /** The action the kernel's access check decided (`actuator.write`), or `auth.*`, `config.reload`. */
-  readonly action: string;
-  readonly method: string | null;
-  readonly path: string | null;
-  readonly instance: string | null;
-  readonly application: string | null;
-  readonly status: number | null;
-  readonly durationMs: number | null;
-  /** The JSON body of a proxied actuator write (≤ 1 KiB, secrets masked), or what a sign-in failure or reload was. */
-  readonly detail: unknown;
-}
+export type { AuditActor, AuditEntry } from '../../core/domain/index.js';
 
 /** An entry before the trail numbered it. */
 export type AuditRecord = Omit<AuditEntry, 'id'>;

@@ -1,4 +1,4 @@
-import { globMatcher } from '../../../core/domain/index.js';
+import { globMatcher, type MaintenanceWindow } from '../../../core/domain/index.js';
 import type { MaintenanceWindowFacts } from '../../../core/kits/notify-channel/index.js';
 import type { RecurringWindowConfig } from './config.js';
 import { Schedule, type Occurrence } from './recurring.js';
@@ -37,23 +37,8 @@ export interface StoredWindow {
   readonly endedEarly?: boolean;
 }
 
-/** A window as `GET /maintenance` shows it. */
-export interface WindowView {
-  readonly id: string;
-  readonly applications: readonly string[];
-  readonly instances: readonly string[];
-  /** The window's (current or next) `[start, end)`, ISO-8601. */
-  readonly start: string;
-  readonly end: string;
-  readonly active: boolean;
-  readonly reason: string;
-  readonly createdBy: string;
-  /** From `notify.maintenance` (`schedule`, `timezone`, `duration` in ms): it cannot be deleted through the API. */
-  readonly recurring: boolean;
-  readonly schedule?: string;
-  readonly timezone?: string;
-  readonly duration?: number;
-}
+/** A window as `GET /maintenance` shows it: the domain's wire type. */
+export type WindowView = MaintenanceWindow;
 
 /** A window made through the API, read back: its scope compiled, its times in ms. */
 export class ApiWindow {

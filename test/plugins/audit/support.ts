@@ -3,6 +3,7 @@ import type { VigilPlugin } from '../../../core/plugin-api.js';
 import { call, eventually } from '../../support/http.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { registerDetected } from '../proxy/helpers.js';
+import type { AuditEntry } from '../../../core/domain/index.js';
 
 export const PASSWORD = 'pw-Secret-123';
 export const basic = (user: string, password = PASSWORD) => `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
@@ -12,20 +13,7 @@ export const VIEWER = { authorization: basic('vera') };
 export const CLIENT = { authorization: basic('client') };
 
 /** What `GET /audit` answers: entries as JSON. */
-export interface Entry {
-  readonly id: number;
-  readonly timestamp: string;
-  readonly actor: { readonly name: string; readonly kind: string; readonly via: string | null };
-  readonly address: string | null;
-  readonly action: string;
-  readonly method: string | null;
-  readonly path: string | null;
-  readonly instance: string | null;
-  readonly application: string | null;
-  readonly status: number | null;
-  readonly durationMs: number | null;
-  readonly detail: unknown;
-}
+export type Entry = AuditEntry;
 
 /** Users of every role the tests need, as basic-auth shorthand grants. */
 export const USERS = [

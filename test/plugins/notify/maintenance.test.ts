@@ -140,6 +140,10 @@ test('with hold: a change made inside a window and still held when it ends is re
   const id = await window(kernel, { applications: ['payments-api'], duration: '1h' });
   await eventually(() => kernel.logs().some((line) => line.includes(`maintenance ${id} began`)), 'the window to be open');
   await setStatus(kernel, api, 'DOWN');
+  // Made inside the window: the window ends at a later millisecond than the change (a window is
+  // [start, end); on a fast machine the DELETE can otherwise land in the change's millisecond).
+  const changedAt = Date.parse(kernel.kernel.registry.get(api)!.statusTimestamp);
+  await eventually(() => Date.now() > changedAt, 'the clock to pass the change');
   assert.is((await call('DELETE', `${kernel.url}/maintenance/${id}`)).status, 204);
   await payments.received(1);
   // The held DOWN comes out of its hold after the end: it happened inside the window, so it stays held back.

@@ -1,18 +1,4 @@
-/** One entry of `GET /audit` (plugins/audit/entry.ts), as the dashboard shows it. */
-export interface AuditEntry {
-  readonly id: number;
-  readonly timestamp: string;
-  readonly actor: { readonly name: string; readonly kind: string; readonly via: string | null };
-  readonly address: string | null;
-  readonly action: string;
-  readonly method: string | null;
-  readonly path: string | null;
-  readonly instance: string | null;
-  readonly application: string | null;
-  readonly status: number | null;
-  readonly durationMs: number | null;
-  readonly detail: unknown;
-}
+export type { AuditEntry } from 'vigil/domain';
 
 export interface AuditFilter {
   readonly actor: string;

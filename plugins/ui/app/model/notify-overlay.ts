@@ -1,22 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, getJson } from '../api';
 // The server's own glob rule, bundled: the dashboard marks exactly what the server holds back.
-import { globMatcher } from 'vigil/domain';
+import { globMatcher, type MaintenanceWindow } from 'vigil/domain';
 
-/** A maintenance window as `GET /maintenance` shows it. */
-export interface MaintenanceWindow {
-  readonly id: string;
-  readonly applications: readonly string[];
-  readonly instances: readonly string[];
-  readonly start: string;
-  readonly end: string;
-  readonly active: boolean;
-  readonly reason: string;
-  readonly createdBy: string;
-  readonly recurring: boolean;
-  readonly schedule?: string;
-  readonly timezone?: string;
-}
+export type { MaintenanceWindow } from 'vigil/domain';
 
 /** An application a fleet expectation covers, as `GET /notifications` shows it under `expectations`. */
 export interface ExpectationState {
