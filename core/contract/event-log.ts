@@ -40,6 +40,24 @@ export interface LogReceiver {
   event(event: InstanceEvent, change?: InstanceTransition): void;
   /** An instance's history was dropped (retention ran out, or the cap on deregistered instances): forget it. */
   dropped(id: string): void;
+  /*
+   * The three below are for a log that serves histories (`EventLog.histories`): it calls them as
+   * what it says the receiver holds changes. The registry has them; a receiver without them (a
+   * test's wrapper) is never told, and holds what `holds` said when each history began.
+   */
+  /** The ids of every instance the receiver holds a snapshot of. */
+  instanceIds?(): Iterable<string>;
+  /**
+   * `RemoteHistories.holds(id)` has just turned false (ownership moved): the receiver lets the
+   * instance's history go, keeping its snapshot and the recent window.
+   */
+  released?(id: string): void;
+  /**
+   * `RemoteHistories.holds(id)` has just turned true for each of these instances: their whole
+   * histories as the log holds them, oldest first, up to the newest event it delivered. The
+   * receiver holds them from now on, and every event it is given after.
+   */
+  acquired?(histories: ReadonlyMap<string, readonly InstanceEvent[]>): void;
 }
 
 /**
@@ -88,6 +106,7 @@ export interface EventLog {
  * Histories the log reads from where it keeps them. The receiver is given every event, but
  * keeps the history of an instance only while `holds` says so, and the newest `window` events
  * of every instance; whatever it does not hold it reads here, never above the seq it applied.
+ * What `holds` says changes only as the log tells the receiver (`released`, `acquired`).
  */
 export interface RemoteHistories {
   /** How many of the newest events (of every instance) the receiver keeps besides the histories it holds. */

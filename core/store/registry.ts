@@ -380,6 +380,38 @@ export class InstanceRegistry implements LogReceiver {
     this.#recent?.drop(id);
   }
 
+  /** LogReceiver: the ids of every instance held as a snapshot. */
+  instanceIds(): Iterable<string> {
+    return this.#snapshots.keys();
+  }
+
+  /** LogReceiver: this node lets the history of `id` go (it no longer checks it); its snapshot stays, compactly. */
+  released(id: string): void {
+    // Read before the history goes: a deregistered instance's sealed history is its snapshot.
+    const instance = this.get(id);
+    this.#held.drop(id);
+    if (instance) this.#snapshots.set(id, compactInstance(instance));
+  }
+
+  /**
+   * LogReceiver: this node holds these histories from now on (it came to check the instances),
+   * as read from the log up to the newest event applied: each snapshot in its full form, its
+   * endpoints shared with its events as a load holds them.
+   */
+  acquired(histories: ReadonlyMap<string, readonly InstanceEvent[]>): void {
+    const held = new Map<string, InstanceEvent[]>();
+    for (const [id, events] of histories) {
+      const current = this.#snapshots.get(id);
+      if (!current) continue;
+      const snapshot = withEndpoints(current, current.endpoints.length === 0 ? current.endpoints : heldEndpoints(current.endpoints, current.registration));
+      this.#snapshots.set(id, snapshot);
+      held.set(id, events.filter((event) => event.version <= snapshot.version).map((event) => withHeldEndpoints(event, snapshot.registration, snapshot.endpoints)));
+      if (!snapshot.registered) this.#toSeal.push(id);
+    }
+    this.#held.hold(held);
+    this.#sealBeyondRecent();
+  }
+
   /** Whether this node holds the whole history of `id` (always, unless the log serves histories). */
   #holds(id: string): boolean {
     return this.#remote?.holds(id) ?? true;

@@ -47,7 +47,8 @@ export class ClusterNode implements EventLog {
       log,
       codec,
       onForeignHistory: (reason) => void this.rebuild(reason),
-      owns: (id) => this.membership.owns(id),
+      assigned: (id) => this.membership.assigned(id),
+      view: () => this.membership.assignment,
       window: config['recent-events'],
     });
     this.membership = new Membership(this.link, this.keys, {
@@ -56,7 +57,11 @@ export class ClusterNode implements EventLog {
       heartbeatInterval: config['heartbeat-interval'],
       heartbeatTtl: config['heartbeat-ttl'],
       log,
-      onOwnershipChanged: (lostContactSince) => ctx.bus.emit('instances.ownership-changed', lostContactSince === undefined ? {} : { lostContactSince }),
+      onOwnershipChanged: (lostContactSince) => {
+        ctx.bus.emit('instances.ownership-changed', lostContactSince === undefined ? {} : { lostContactSince });
+        // The histories move with the instances: the ones that fall to this node now are held here.
+        void this.history.rebalance().catch((error: unknown) => log.warn(`holding the histories of the instances this node checks failed: ${messageOf(error)}`));
+      },
       // Each node back from the outage beats at once; it notices within one reconnection pause,
       // and its reconnection (connect, then PING) takes at most two command timeouts.
       outageGraceMs: config['heartbeat-ttl'] + RETRY_MS + 2 * config['command-timeout'],

@@ -5,6 +5,7 @@ import type { Instance, InstanceEvent } from '../../core/domain/index.js';
 import type { Keys } from './keys.js';
 import type { RecordCodec } from './record-codec.js';
 import { APPEND, DROP, INDEX_HISTORIES, INIT, READ_EVENTS } from './scripts.js';
+import { HeldShare, type SharingReceiver } from './held-share.js';
 import { pause, type Client, type RedisLink } from './redis-link.js';
 
 /** How long one feed read waits for news before it asks again (and notices it should stop). */
@@ -30,8 +31,10 @@ export interface HistoryOptions {
   readonly codec: RecordCodec;
   /** Called when Redis holds another history than the one loaded (it lost its data): the node rebuilds. */
   readonly onForeignHistory: (reason: string) => void;
-  /** Whether this node checks an instance now: it holds the histories of those it checks when it first sees them. */
-  readonly owns: (id: string) => boolean;
+  /** Whether an instance falls to this node among the live nodes as it last saw them: it holds the histories of those. */
+  readonly assigned: (id: string) => boolean;
+  /** What `assigned` decides from (the live nodes as last seen). */
+  readonly view: () => string;
   /** How many of the newest events of every instance the registry holds besides those histories. */
   readonly window: number;
 }
@@ -45,12 +48,8 @@ export interface HistoryOptions {
  */
 export class RedisHistory implements EventLog, RemoteHistories {
   #receiver: LogReceiver | undefined;
-  /**
-   * The instances whose whole history the registry holds: those this node checked when it loaded
-   * or when they first registered. An instance taken over later stays read from Redis (its
-   * history before is not here); one this node no longer checks stays held until it is dropped.
-   */
-  readonly #held = new Set<string>();
+  /** The instances whose whole history the registry holds: those that fall to this node, as ownership moves. */
+  readonly #share: HeldShare;
   #incarnation = '';
   #feedId = '0-0';
   /** The newest seq this node knows the cluster has issued (from its loads and the feed). */
@@ -70,19 +69,38 @@ export class RedisHistory implements EventLog, RemoteHistories {
    */
   readonly #ownAppends = new Map<string, InstanceTransition>();
 
-  constructor(private readonly link: RedisLink, private readonly keys: Keys, private readonly options: HistoryOptions) {}
+  constructor(private readonly link: RedisLink, private readonly keys: Keys, private readonly options: HistoryOptions) {
+    this.#share = new HeldShare({
+      assigned: options.assigned,
+      view: options.view,
+      read: (ids) => this.#readHistories(ids),
+      retry: () => void this.rebalance(),
+      log: options.log,
+    });
+  }
 
   get window(): number {
     return this.options.window;
   }
 
   holds(id: string): boolean {
-    return this.#held.has(id);
+    return this.#share.holds(id);
   }
 
   /** How many instances' whole histories this node holds (`vigil_cluster_held_histories`). */
   get heldHistories(): number {
-    return this.#held.size;
+    return this.#share.size;
+  }
+
+  /**
+   * The live nodes this node sees changed: it holds the histories of the instances that fall to
+   * it now, and lets the others go (after a load under way, which decides from the view it finds).
+   */
+  async rebalance(): Promise<void> {
+    if (this.#loading) await this.#loading.catch(() => undefined);
+    const receiver = this.#receiver;
+    if (!receiver?.instanceIds || !receiver.released || !receiver.acquired || this.#closed) return;
+    await this.#share.rebalance(receiver as SharingReceiver);
   }
 
   async *read(after: number, upTo: number): AsyncIterable<readonly InstanceEvent[]> {
@@ -160,6 +178,7 @@ export class RedisHistory implements EventLog, RemoteHistories {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#share.stop();
     this.#stopping.abort();
     await this.#tail;
     this.#receiver = undefined;
@@ -208,12 +227,13 @@ export class RedisHistory implements EventLog, RemoteHistories {
       }
     } while (cursor !== '0');
     await this.#indexOlderData(snapshots);
-    // The whole histories of the instances this node checks; the rest it reads when asked.
-    const held = snapshots.filter((instance) => this.options.owns(instance.id)).map((instance) => instance.id);
+    // The whole histories of the instances that fall to this node; the rest it reads when asked.
+    const selection = this.#share.select(snapshots.map((instance) => instance.id));
+    const { held } = selection;
     const events: InstanceEvent[] = [];
     for (let i = 0; i < held.length; i += BATCH) {
       const ids = held.slice(i, i + BATCH);
-      const histories = await link.run('XRANGE histories', (client) => Promise.all(ids.map((id) => client.sendCommand<StreamEntry[]>(['XRANGE', keys.events(id), '-', '+']))), BATCH * 5);
+      const histories = await this.#readStreams(ids);
       histories.forEach((history, index) => {
         const read = this.#eventsOf(ids[index]!, history);
         refused += history.length - read.length;
@@ -221,8 +241,7 @@ export class RedisHistory implements EventLog, RemoteHistories {
       });
     }
     events.sort((a, b) => a.seq - b.seq);
-    this.#held.clear();
-    for (const id of held) this.#held.add(id);
+    this.#share.loaded(selection, Number(seq));
     // What the load holds is not read from the feed again; an append still under way is folded.
     this.#ownAppends.clear();
     this.#incarnation = incarnation;
@@ -282,7 +301,7 @@ export class RedisHistory implements EventLog, RemoteHistories {
     if (!receiver) return;
     if (fields.d !== undefined) {
       receiver.dropped(fields.d);
-      this.#held.delete(fields.d);
+      this.#share.dropped(fields.d);
       return;
     }
     const change = fields.e === undefined ? undefined : this.#ownAppends.get(fields.e);
@@ -290,14 +309,24 @@ export class RedisHistory implements EventLog, RemoteHistories {
     const event = this.options.codec.readEvent(fields.e, fields.i, Number(fields.q), 'the change feed');
     if (!event) return;
     this.#newestSeen = Math.max(this.#newestSeen, event.seq);
-    // An instance seen for the first time is held by the node that checks it.
-    if (event.version === 0 && this.options.owns(event.instance)) this.#held.add(event.instance);
+    this.#share.delivering(event);
     receiver.event(event, change);
   }
 
   #rememberOwn(record: string, change: InstanceTransition): void {
     if (this.#ownAppends.size >= MAX_OWN_APPENDS) this.#ownAppends.delete(this.#ownAppends.keys().next().value!);
     this.#ownAppends.set(record, change);
+  }
+
+  /** Whole history streams, read in one pipeline. */
+  #readStreams(ids: readonly string[]): Promise<StreamEntry[][]> {
+    const { keys, link } = this;
+    return link.run('XRANGE histories', (client) => Promise.all(ids.map((id) => client.sendCommand<StreamEntry[]>(['XRANGE', keys.events(id), '-', '+']))), BATCH * 5);
+  }
+
+  async #readHistories(ids: readonly string[]): Promise<InstanceEvent[][]> {
+    const histories = await this.#readStreams(ids);
+    return histories.map((history, index) => this.#eventsOf(ids[index]!, history));
   }
 
   /** The events of one history as read from its stream; a record refused is left out (and logged). */

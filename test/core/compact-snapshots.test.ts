@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventBus } from '../../core/bus.js';
 import type { RemoteHistories } from '../../core/contract/event-log.js';
-import { detectEndpointsCommand } from '../../core/store/commands.js';
+import { changeStatusCommand, detectEndpointsCommand } from '../../core/store/commands.js';
 import { createJsonViews } from '../../core/store/json-view.js';
 import { MemoryEventLog } from '../../core/store/memory-event-log.js';
 import { InstanceRegistry } from '../../core/store/registry.js';
@@ -21,9 +21,9 @@ const IDS = ['health', 'info', 'env', 'metrics', 'loggers', 'threaddump', 'heapd
 
 /** The in-memory log, serving the histories of the ids `held` names (the rest "remote", never read here). */
 class SharingLog extends MemoryEventLog {
-  constructor(held: (id: string) => boolean) {
+  constructor(held: (id: string) => boolean, window = 4) {
     super(1);
-    this.histories = { window: 4, holds: held, read: async function* () { /* nothing older */ }, readInstance: async () => [] };
+    this.histories = { window, holds: held, read: async function* () { /* nothing older */ }, readInstance: async () => [] };
   }
 
   readonly histories: RemoteHistories;
@@ -38,10 +38,10 @@ function endpointsOf(reg: Registration, extra?: Endpoint): Endpoint[] {
   return [...IDS.map((id) => ({ id, url: `${reg.managementUrl}/${id}` })), ...(extra ? [extra] : [])];
 }
 
-async function registry(held: (id: string) => boolean) {
+async function registry(held: (id: string) => boolean, window?: number) {
   // One clock for both registries compared: their events are stamped alike.
   const reg = new InstanceRegistry(new EventBus(() => undefined), { retentionAfterDeregistration: 60_000, maxDetailsBytes: 65536, maxEventsPerInstance: 100, log: quiet, now: () => Date.UTC(2026, 10, 26) });
-  await reg.open(new SharingLog(held), oneNode);
+  await reg.open(new SharingLog(held, window), oneNode);
   return reg;
 }
 
@@ -108,6 +108,47 @@ test('the snapshots of instances whose history is elsewhere take far less memory
   console.log(`  ${remote} bytes per instance without its history, ${held} with it`);
   assert.ok(remote < held * 0.6, `${remote} bytes per instance without its history vs ${held} with it`);
   assert.ok(remote < 900, `${remote} bytes per instance without its history`);
+});
+
+test('a history taken up (ownership moved here) is held whole and read as the full one; one let go leaves the snapshot, compactly, and the recent window', async () => {
+  const held = new Set<string>();
+  const full = await registry(() => true);
+  const sharing = await registry((id) => held.has(id), 2);
+  const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+  const ids: string[] = [];
+  for (const n of [1, 2]) {
+    const reg = registration(n);
+    for (const target of [full, sharing]) {
+      const { id } = await target.register(reg);
+      await target.apply(id, detectEndpointsCommand(endpointsOf(reg)));
+      await target.apply(id, changeStatusCommand({ status: 'UP', details: {} }));
+      if (target === full) ids.push(id);
+    }
+  }
+  const [a, b] = ids as [string, string];
+  assert.equal(sharing.events(), [], 'nothing held before');
+  // `a` falls to this node: its whole history, as the log read it, is held from now on.
+  held.add(a);
+  sharing.acquired(new Map([[a, full.eventsOf(a)]]));
+  assert.equal(json(sharing.eventsOf(a)), json(full.eventsOf(a)));
+  assert.equal(json(sharing.events()), json(full.events().filter((e) => e.instance === a)));
+  assert.is(sharing.eventCount, full.eventsOf(a).length);
+  assert.equal(json(sharing.get(a)), json(full.get(a)));
+  // Events after it join the held history, in order; those of `b` do not.
+  for (const target of [full, sharing]) {
+    await target.apply(a, changeStatusCommand({ status: 'DOWN', details: {} }));
+    await target.apply(b, changeStatusCommand({ status: 'DOWN', details: {} }));
+  }
+  assert.equal(json(sharing.eventsOf(a)), json(full.eventsOf(a)));
+  assert.equal(json(sharing.events()), json(full.events().filter((e) => e.instance === a)));
+  // Let go again: the snapshot stays as it reads, the history is the recent window's.
+  held.delete(a);
+  sharing.released(a);
+  assert.equal(sharing.events(), []);
+  assert.is(sharing.eventCount, 0);
+  assert.equal(json(sharing.get(a)), json(full.get(a)));
+  assert.equal(json(sharing.eventsOf(a)), json(full.eventsOf(a).slice(-1)), 'the newest two events of all: one of a, one of b');
+  assert.equal(sharing.list().map((i) => i.id).sort(), [a, b].sort());
 });
 
 test.run();

@@ -78,7 +78,7 @@ async function startNode(): Promise<Node> {
   // Sealed: each record carries a fresh IV, so an append is known by its own record, not by its content.
   const codec = new RecordCodec(new RecordSeal('a test secret of some length'), quiet);
   const history = new RedisHistory(link, new Keys('own:'), { maxEventsPerInstance: 100, maxDeregisteredInstances: 100, log: quiet, codec, onForeignHistory: () => undefined,
-    owns: () => true, window: 1000 });
+    assigned: () => true, view: () => 'one', window: 1000 });
   const bus = new EventBus(() => undefined);
   const published: InstanceChange[] = [];
   bus.on('instance.changed', (change) => void published.push(change));
