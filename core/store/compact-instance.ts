@@ -1,7 +1,10 @@
 import { isEmptyObject } from './empty-object.js';
 import { endpointsUnder } from './held-endpoints.js';
+import { applyEvent } from './instance.js';
 import { statusInfo } from './status.js';
-import type { Endpoint, Instance, Registration, StatusInfo } from './types.js';
+import type { Endpoint, Instance, InstanceEvent, Registration, StatusInfo } from './types.js';
+
+const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
 
 /** Endpoint id lists are the same for the instances of one application: one frozen array each, up to this many. */
 const MAX_SHARED_LISTS = 256;
@@ -112,6 +115,27 @@ class CompactInstance implements Instance {
     return held.length > 0 && typeof held[0] === 'string' ? endpointsUnder(this.registration.managementUrl!, held as readonly string[]) : held as readonly Endpoint[];
   }
 
+  /**
+   * This snapshot after a status or info change, which leaves the registration and the endpoints
+   * as they are: folded without its endpoints (an empty list stands in), which are carried over as
+   * held, not built, compared and looked up again.
+   */
+  afterKeepingEndpoints(event: InstanceEvent): CompactInstance {
+    const next = applyEvent({
+      id: this.id,
+      version: this.version,
+      registration: this.registration,
+      registered: this.registered,
+      statusInfo: this.statusInfo,
+      statusTimestamp: this.statusTimestamp,
+      info: this.info,
+      endpoints: NO_ENDPOINTS,
+      buildVersion: this.buildVersion,
+      tags: this.tags,
+    }, event);
+    return new CompactInstance(next, this.registration, this.#endpoints);
+  }
+
   toJSON(): Instance {
     return {
       id: this.id,
@@ -133,6 +157,15 @@ export function compactInstance(instance: Instance): Instance {
   const { registration } = instance;
   if (!registration || instance instanceof CompactInstance) return instance;
   return new CompactInstance(instance, registration, endpointIds(instance.endpoints, registration.managementUrl) ?? instance.endpoints);
+}
+
+/**
+ * `previous` after `event`, held compactly: the snapshot of an instance whose history this node
+ * does not hold, as every event of another node's instances is applied.
+ */
+export function applyCompactly(previous: Instance, event: InstanceEvent): Instance {
+  if (previous instanceof CompactInstance && (event.type === 'STATUS_CHANGED' || event.type === 'INFO_CHANGED')) return previous.afterKeepingEndpoints(event);
+  return compactInstance(applyEvent(previous, event));
 }
 
 /** The endpoints' ids, shared, when every one is at `<base>/<id>`; otherwise undefined. */

@@ -13,7 +13,7 @@ import { instanceIdOf } from './instance-id.js';
 import { Fifo } from '../fifo.js';
 import { applyEvent, emptyInstance, retiredInstance, retiredStateOf, withEndpoints } from './instance.js';
 import { RecentEvents } from './recent-events.js';
-import { compactInstance } from './compact-instance.js';
+import { applyCompactly, compactInstance } from './compact-instance.js';
 import { RetirementQueue } from './retirement-queue.js';
 import { retiredDetails } from './sealed-history.js';
 import type { Application, Endpoint, EventDraft, Instance, InstanceEvent, Registration } from './types.js';
@@ -355,9 +355,9 @@ export class InstanceRegistry implements LogReceiver {
     if (event.version > previous.version) {
       event = withHeldEndpoints(event, previous.registration, own ? change.after.endpoints : undefined);
       const holds = this.#holds(event.instance);
-      const next = own ? change.after : applyEvent(previous, event);
       // No held event shares the endpoints of an instance whose history this node does not hold.
-      const instance = holds ? next : compactInstance(next);
+      const instance = own ? (holds ? change.after : compactInstance(change.after))
+        : holds ? applyEvent(previous, event) : applyCompactly(previous, event);
       this.#snapshots.set(event.instance, instance);
       if (holds) this.#held.add(event);
       this.#recent?.add(event);
