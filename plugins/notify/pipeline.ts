@@ -229,7 +229,7 @@ export class Pipeline {
   async afterMaintenance(changes: readonly ChangeAfterMaintenance[], window: MaintenanceWindowFacts): Promise<void> {
     const { ctx, filters, reminders, stats } = this.options;
     const remind = this.#config.reminder.period > 0;
-    for (const { instance, from, to } of changes) {
+    for (const { instance, from, to, version, timestamp } of changes) {
       if (this.#stopped) return;
       const filter = await filters.matching(instance.id, instance.registration!.name).catch(() => undefined);
       if (filter) {
@@ -238,13 +238,13 @@ export class Pipeline {
       }
       if (this.#unrouted({ application: instance.registration!.name, metadata: [metadataOf(instance)], type: 'STATUS_CHANGED', status: to }, (rules) => rules.accepts('STATUS_CHANGED', from, to))) continue;
       const base = instanceNotification(notifiedInstance(instance, ctx.views, to), {
-        type: 'STATUS_CHANGED', from, to, version: instance.version, timestamp: instance.statusTimestamp,
+        type: 'STATUS_CHANGED', from, to, version, timestamp,
       }, this.options.baseUrl());
       const notification: InstanceNotification = { ...base, id: `${base.id}-after-${window.id}`, afterMaintenance: window.id };
       const completion = new Completion();
       this.#rate.add({ notification, completion });
       if (remind && this.#reminderStatuses.has(to)) {
-        await reminders.begin(instance.id, { status: to, from, version: instance.version, timestamp: instance.statusTimestamp })
+        await reminders.begin(instance.id, { status: to, from, version, timestamp })
           .catch((error: unknown) => this.#log.warn(`cannot record the reminder of ${instance.id}: ${messageOf(error)}`));
       }
       completion.release();

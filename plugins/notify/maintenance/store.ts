@@ -135,6 +135,14 @@ export class MaintenanceStore {
     return 'ended';
   }
 
+  /**
+   * When each window made through the API that is still kept ends or ended, by id, read fresh:
+   * its planned end, or the moment it was deleted.
+   */
+  async ends(): Promise<ReadonlyMap<string, number>> {
+    return new Map((await this.#read()).windows.map((window) => [window.id, window.end]));
+  }
+
   /** The windows running at `at`, read fresh (the tracker's view). */
   async activeAt(at: number): Promise<ActiveWindow[]> {
     return this.#active(await this.#read(), at);
