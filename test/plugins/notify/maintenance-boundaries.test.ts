@@ -39,7 +39,8 @@ async function clocked() {
   const registration = { name: 'orders', healthUrl: 'http://127.0.0.1:9/health', managementUrl: null, serviceUrl: null, source: 'http-api', metadata: {} };
   const { id } = await registry.register(registration);
   return {
-    id, registry, store, tracker, reported,
+    id, registry, state, store, tracker, reported,
+    now: () => now,
     /** Moves the clock to `T + ms`. */
     at(ms: number) {
       now = T + ms;
@@ -82,6 +83,29 @@ test('an outage inside a window, over in the millisecond the window is deleted: 
   await t.tracker.tick();
   assert.not.ok(await t.heldAt(5000));
   assert.equal(t.reported, [`UP→DOWN after ${id}`]);
+});
+
+test('in a cluster: a node whose copy of the windows was read before a deletion does not hold back a change made after it', async () => {
+  const t = await clocked();
+  // Another node's store: its copy is at most a second old, so it may not know yet of a deletion made on this one.
+  const other = new MaintenanceStore({ state: () => t.state, recurring: () => [], maxWindows: () => 10, now: () => t.now() });
+  const heldThere = async (ms: number) => (await other.covering(t.id, 'orders', T + ms)) !== undefined;
+  await t.set('UP');
+  t.at(1000);
+  const id = await t.window(1000, HOUR);
+  await t.tracker.tick();
+  t.at(3000);
+  await t.set('DOWN');
+  assert.ok(await heldThere(3000));
+  t.at(4000);
+  await t.store.end(id);
+  await t.tracker.tick();
+  assert.equal(t.reported, [`UP→DOWN after ${id}`]);
+  t.at(4500);
+  await t.set('UP');
+  // Held back there, it would be told by nobody: the report counts what came before the end.
+  assert.not.ok(await heldThere(4500), 'the recovery goes out on its own');
+  assert.ok(await heldThere(3999), 'a change from before the end stays held back');
 });
 
 test('a change in the millisecond a window runs out is not in its report', async () => {
