@@ -170,6 +170,25 @@ export class MaintenanceStore {
     return this.#active(snapshot, at).find((window) => window.scope.covers(instanceId, application));
   }
 
+  /**
+   * The windows over the instance that ended after `from` and at `to` at the latest (keys, as
+   * the tracker knows them): those whose end report a change at `to` waits for.
+   */
+  async endedWithin(instanceId: string, application: string, from: number, to: number): Promise<string[]> {
+    const keys: string[] = [];
+    for (const window of (await this.#snapshot()).windows) {
+      if (window.end > from && window.end <= to && window.scope.covers(instanceId, application)) keys.push(window.id);
+    }
+    for (const window of this.recurring()) {
+      if (!window.scope.covers(instanceId, application)) continue;
+      const { schedule } = window;
+      for (let occurrence = schedule.next(from - schedule.durationMs); occurrence && occurrence.end <= to; occurrence = schedule.next(occurrence.start)) {
+        if (occurrence.end > from) keys.push(window.facts(occurrence).key);
+      }
+    }
+    return keys;
+  }
+
   /** A window over the whole application (by name) at `at`: what holds its expectations back. */
   async coveringApplication(application: string, at: number): Promise<ActiveWindow | undefined> {
     return this.#active(await this.#snapshot(), at).find((window) => window.scope.coversApplication(application));

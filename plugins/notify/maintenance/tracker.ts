@@ -196,6 +196,13 @@ export class MaintenanceTracker {
     return changes;
   }
 
+  /** Whether the window `key` (an `ActiveWindow`'s `facts.key`) began and its end report is not made yet. Read fresh. */
+  async reportPending(key: string): Promise<boolean> {
+    const value = await this.#open().get(key);
+    const record = value === undefined ? undefined : parse(value);
+    return record !== undefined && !record.reported;
+  }
+
   async #tellStart(record: OpenWindow, now: number): Promise<void> {
     const told = [...record.told];
     for (const channel of this.options.channels) {
