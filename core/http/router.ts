@@ -127,7 +127,7 @@ export class Router {
         request.route = pattern;
         // The one place that decides what a caller may do, for every route of every plugin.
         if (access) {
-          const verdict = decide(access.policy(), request, route.options, access.applicationOf, this.contextPath, exactMatch(segments, request.path));
+          const verdict = decide(access.policy(), request, route.options, access.applicationOf, this.contextPath, () => exactMatch(segments, request.path));
           if (verdict.kind === 'refuse') {
             this.log.debug(`${verdict.status} for ${req.method} ${request.path}: ${verdict.message}`);
             // What was refused, for whoever observes the response (the audit trail); the handler never sees it.
