@@ -17,10 +17,11 @@ const UNRESTRICTED = (action: Action): Verdict => ({ kind: 'allow', decision: { 
 
 /**
  * THE decision point: whether the caller of `req` may run the route declaring `access`. The
- * router calls it for every route, after authentication and before the handler. `exact` says
- * whether the path is the route's own, letter for letter (machine roles get nothing else).
+ * router calls it for every route, after authentication and before the handler. `exact` tells
+ * whether the path is the route's own, letter for letter (machine roles get nothing else); it is
+ * asked only for a caller holding a machine role.
  */
-export function decide(policy: AccessPolicy, req: VigilRequest, access: RouteAccess, applicationOf: ApplicationOfInstance, contextPath: string, exact: boolean): Verdict {
+export function decide(policy: AccessPolicy, req: VigilRequest, access: RouteAccess, applicationOf: ApplicationOfInstance, contextPath: string, exact: () => boolean): Verdict {
   const declared = access.action ?? 'other';
   const action = typeof declared === 'function' ? declared(req) : declared;
   const principal = req.principal;
@@ -31,7 +32,7 @@ export function decide(policy: AccessPolicy, req: VigilRequest, access: RouteAcc
   const elevated = policy.elevated(access.endpoint?.(req), write);
   // Anybody signed in may ask what it may do, even with no grant at all; machine credentials get only their paths.
   if (action === 'access.read' && !grants.some((grant) => MACHINE_ROLES.has(grant.role))) return { kind: 'allow', decision: { action, scope: policy.scopeOf(grants) } };
-  const permitting = grants.filter((grant) => roleAllows(grant.role, action, elevated) && (exact || !MACHINE_ROLES.has(grant.role)));
+  const permitting = grants.filter((grant) => roleAllows(grant.role, action, elevated) && (!MACHINE_ROLES.has(grant.role) || exact()));
   if (permitting.length === 0) return { kind: 'refuse', status: 403, message: refusal(grants, action, elevated, contextPath, principal.name), action };
   const scope = policy.scopeOf(permitting);
   if (access.target === undefined || scope.all) return { kind: 'allow', decision: { action, scope, elevated } };

@@ -6,6 +6,8 @@ const LABEL = '[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?';
 const NAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
 /** The longest a DNS name can be. */
 const MAX_NAME = 253;
+/** How many distinct allowed `Host` values are remembered before the memo starts over. */
+const SERVED_MEMO = 64;
 
 export interface AllowedHostsOptions {
   /** `server.allowed-hosts`: names, `*.domain` patterns, IP addresses, or `*`. */
@@ -38,6 +40,13 @@ export class AllowedHosts {
   #all = false;
   #names = new Set<string>();
   #domains: string[] = [];
+  /**
+   * `Host` values already served by the rules only `configure` changes (addresses, localhost, the
+   * configured names): every request of a client repeats its `Host`, and parsing it again is a
+   * measurable share of a heartbeat. Bounded; emptied on `configure`. Names allowed only because a
+   * plugin contributes them or the machine is called so are never kept: those may change.
+   */
+  readonly #served = new Set<string>();
 
   constructor(private readonly options: AllowedHostsOptions) {
     this.configure(options.configured);
@@ -52,15 +61,21 @@ export class AllowedHosts {
     if (listen !== undefined && !listen.startsWith('*')) this.#names.add(listen);
     // `*.example.com` matches any name ending in `.example.com`, not example.com itself.
     this.#domains = patterns.filter((pattern) => pattern.startsWith('*.')).map((pattern) => pattern.slice(1));
+    this.#served.clear();
   }
 
   /** Why a request with this `Host` header is not served, or undefined to serve it. */
   refusal(header: string | undefined): HostRefusal | undefined {
     // HTTP/1.0 may omit Host (the router refuses a missing one in HTTP/1.1); a browser always sends one.
-    if (this.#all || header === undefined || header === '') return undefined;
+    if (this.#all || header === undefined || header === '' || this.#served.has(header)) return undefined;
     const host = hostOfHeader(header);
     if (host === undefined) return { status: 400, message: 'the Host header is not a host name or IP address with an optional port' };
-    if (this.#allows(host)) return undefined;
+    if (this.#allowedByConfig(host)) {
+      if (this.#served.size >= SERVED_MEMO) this.#served.clear();
+      this.#served.add(header);
+      return undefined;
+    }
+    if (this.#allowedForNow(host)) return undefined;
     return { status: 421, message: `this server does not answer to the host ${JSON.stringify(host)}; add it to server.allowed-hosts if it should` };
   }
 
@@ -68,9 +83,14 @@ export class AllowedHosts {
     return this.refusal(header) === undefined;
   }
 
-  #allows(host: string): boolean {
+  /** Allowed by what only `configure` changes. */
+  #allowedByConfig(host: string): boolean {
     if (isIP(host) !== 0 || host === 'localhost' || host.endsWith('.localhost') || this.#names.has(host)) return true;
-    if (this.#domains.some((domain) => host.endsWith(domain))) return true;
+    return this.#domains.some((domain) => host.endsWith(domain));
+  }
+
+  /** Allowed by what can change while running: the machine's name, what plugins contribute. */
+  #allowedForNow(host: string): boolean {
     // Read on a miss only: the host name can change while running, and so can a plugin's config.
     if (host === hostname().toLowerCase().replace(/\.$/, '')) return true;
     return this.options.contributed().some((name) => normaliseHostPattern(name) === host);

@@ -13,16 +13,17 @@ const NOT_BLANK = /\S/;
  */
 export async function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<unknown> {
   const type = req.headers['content-type'] ?? '';
-  if (!JSON_TYPE.test(type)) {
+  // The type nearly every client sends, without the pattern; anything else is matched by it.
+  if (type !== 'application/json' && !JSON_TYPE.test(type)) {
     req.resume();
     throw new HttpError(415, `Content-Type must be application/json, got ${type ? JSON.stringify(type) : 'none'}`);
   }
   const text = (await readBody(req, limit)).toString('utf8');
-  // A search for the first non-blank character, not trim(), which copies every body.
-  if (!NOT_BLANK.test(text)) throw new HttpError(400, 'request body is empty; expected a JSON document');
   try {
     return JSON.parse(text);
   } catch (error) {
+    // Only a body that failed to parse is searched for a non-blank character (not trimmed: that copies it).
+    if (!NOT_BLANK.test(text)) throw new HttpError(400, 'request body is empty; expected a JSON document');
     throw new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`);
   }
 }

@@ -127,7 +127,7 @@ export class Router {
         request.route = pattern;
         // The one place that decides what a caller may do, for every route of every plugin.
         if (access) {
-          const verdict = decide(access.policy(), request, route.options, access.applicationOf, this.contextPath, exactMatch(segments, request.path));
+          const verdict = decide(access.policy(), request, route.options, access.applicationOf, this.contextPath, () => exactMatch(segments, request.path));
           if (verdict.kind === 'refuse') {
             this.log.debug(`${verdict.status} for ${req.method} ${request.path}: ${verdict.message}`);
             // What was refused, for whoever observes the response (the audit trail); the handler never sees it.
@@ -164,17 +164,17 @@ export class Router {
     };
   }
 
-  sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
     const text = JSON.stringify(body);
-    res.writeHead(status, {
-      ...headers,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-    });
+    // A flat list of names and values: node:http takes it as it is, where an object is walked key by key.
+    const fields: string[] = [];
+    if (headers) for (const name in headers) if (name !== 'content-type' && name !== 'content-length') fields.push(name, headers[name]!);
+    fields.push('content-type', 'application/json', 'content-length', String(Buffer.byteLength(text)));
+    res.writeHead(status, fields);
     res.end(text);
   }
 
-  sendError(req: VigilRequest, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  sendError(req: VigilRequest, res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void {
     if (res.headersSent) {
       res.destroy();
       return;

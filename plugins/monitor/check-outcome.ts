@@ -1,3 +1,5 @@
+import type { CancelToken } from './cancellation.js';
+
 /**
  * What one check reports to the scheduler that ran it:
  * - `ok`: the instance answered (whatever the status);
@@ -8,4 +10,4 @@
 export type CheckOutcome = 'ok' | 'error' | 'skipped' | 'gone';
 
 /** An updater: the "what" of a check, without any notion of "when" (SBA's split). */
-export type Check = (id: string, signal: AbortSignal) => Promise<CheckOutcome>;
+export type Check = (id: string, cancel: CancelToken) => Promise<CheckOutcome>;

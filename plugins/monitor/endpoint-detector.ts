@@ -1,5 +1,6 @@
 import { detectEndpointsCommand, messageOf, type DetectionStrategy, type Logger, type Ownership, type Registry } from '../../core/plugin-api.js';
 import type { Endpoint, Instance } from '../../core/domain/index.js';
+import type { CancelToken } from './cancellation.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { ForeignEndpointFilter } from './foreign-endpoints.js';
 import { recordResult } from './record.js';
@@ -31,10 +32,10 @@ export class EndpointDetector {
     return this.strategies.length > 0;
   }
 
-  readonly detect = (id: string, signal: AbortSignal): Promise<CheckOutcome> => {
+  readonly detect = (id: string, cancel: CancelToken): Promise<CheckOutcome> => {
     const running = this.#running.get(id);
     if (running) return running;
-    const run = this.#detect(id, signal).finally(() => this.#running.delete(id));
+    const run = this.#detect(id, cancel).finally(() => this.#running.delete(id));
     this.#running.set(id, run);
     return run;
   };
@@ -44,24 +45,25 @@ export class EndpointDetector {
     return !!instance?.registered && !!instance.registration?.managementUrl?.trim() && !NO_DETECTION_STATUSES.has(instance.statusInfo.status);
   }
 
-  async #detect(id: string, signal: AbortSignal): Promise<CheckOutcome> {
+  async #detect(id: string, cancel: CancelToken): Promise<CheckOutcome> {
     const instance = this.registry.get(id);
     if (!instance?.registered) return 'gone';
-    if (signal.aborted || !this.enabled || !EndpointDetector.applies(instance)) return 'skipped';
+    if (cancel.cancelled || !this.enabled || !EndpointDetector.applies(instance)) return 'skipped';
+    // Strategies are contract and take an AbortSignal: one controller per detection (rare), which
+    // the deadline and the check's cancellation abort.
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
-    const abort = () => deadline.abort();
-    signal.addEventListener('abort', abort, { once: true });
+    const unsubscribe = cancel.onCancel(() => deadline.abort());
     try {
       const endpoints = this.foreign.filter(instance, await this.#chain(instance, deadline.signal));
       // A cut-short chain proves nothing: keep the endpoints known so far.
-      if (signal.aborted) return 'skipped';
+      if (cancel.cancelled) return 'skipped';
       if (deadline.signal.aborted) return 'error';
       await recordResult(this.registry, this.ownership, id, detectEndpointsCommand(endpoints));
       return 'ok';
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', abort);
+      unsubscribe();
     }
   }
 

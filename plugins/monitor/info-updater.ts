@@ -1,7 +1,9 @@
-import { changeInfoCommand, type InstanceHttpClient, type Ownership, type Registry } from '../../core/plugin-api.js';
+import { changeInfoCommand, type Ownership, type Registry } from '../../core/plugin-api.js';
 import { endpointUrl } from '../../core/domain/index.js';
 import { isAbort } from './call-error.js';
+import type { CancelToken } from './cancellation.js';
 import type { CheckOutcome } from './check-outcome.js';
+import type { InstanceCalls } from './instance-client.js';
 import { isJsonType, parseJsonObject } from './media-type.js';
 import { recordResult } from './record.js';
 
@@ -35,11 +37,11 @@ export class InfoUpdater {
   constructor(
     private readonly registry: Registry,
     private readonly ownership: Ownership,
-    private readonly client: InstanceHttpClient,
+    private readonly client: InstanceCalls,
     private readonly maxBodyBytes: number,
   ) {}
 
-  readonly update = async (id: string, signal: AbortSignal): Promise<CheckOutcome> => {
+  readonly update = async (id: string, cancel: CancelToken): Promise<CheckOutcome> => {
     const instance = this.registry.get(id);
     if (!instance?.registered) return 'gone';
     const url = endpointUrl(instance, 'info');
@@ -47,10 +49,10 @@ export class InfoUpdater {
     let info: Record<string, unknown> = {};
     let outcome: CheckOutcome = 'ok';
     try {
-      const response = await this.client.request(instance, url, { endpointId: 'info', signal, maxBodyBytes: this.maxBodyBytes });
+      const response = await this.client.call(instance, url, { endpointId: 'info', maxBodyBytes: this.maxBodyBytes }, cancel);
       if (response.status >= 200 && response.status < 300 && isJsonType(response.contentType)) info = sharedInfo(response.body) ?? {};
     } catch (error) {
-      if (signal.aborted || isAbort(error)) return 'skipped';
+      if (cancel.cancelled || isAbort(error)) return 'skipped';
       outcome = 'error';
     }
     await recordResult(this.registry, this.ownership, id, changeInfoCommand(info));

@@ -3,6 +3,7 @@ import { ACTUATOR_ACCEPT, InFlight, turnSlot } from '../../core/kits/runtime/ind
 import type { Instance } from '../../core/domain/index.js';
 import { CALL_FAILURE, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
 import { InstanceCallError, toCallError } from './call-error.js';
+import { Cancellation, type CancelToken } from './cancellation.js';
 import { CollectingHandler } from './collect-response.js';
 import { OriginGate, originOf } from './origin-gate.js';
 
@@ -22,20 +23,30 @@ export interface InstanceClientOptions {
   readonly connectionsPerOrigin: number;
   /** The kernel's outbound policy: the agent, and credentials only for the instance's own origins. */
   readonly outbound: Outbound;
-  /** Aborts every call when the kernel stops. */
-  readonly signal?: AbortSignal;
+  /** Cancels every call when the monitor stops. */
+  readonly shutdown?: CancelToken;
+}
+
+/** The options of a call the monitor makes itself: it cancels with a CancelToken, not a signal. */
+export type CallOptions = Omit<InstanceRequestOptions, 'signal'>;
+
+/** The monitor's own way in (the updaters): `request` without an AbortSignal to adapt. */
+export interface InstanceCalls {
+  call(instance: Instance, url: string, options?: CallOptions, cancel?: CancelToken): Promise<InstanceResponse>;
 }
 
 /** How often calls in flight are looked at for their deadline: a time-out fires up to this late. */
 const SWEEP_MS = 50;
 
-/** One attempt in flight: what aborts it, and when it times out (`performance.now()` ms; none while it waits for its origin). */
-interface Call {
-  readonly controller: AbortController;
-  deadline: number;
+/**
+ * One attempt in flight, cancelled by its deadline (the sweeper), by the caller or by shutdown;
+ * `deadline` is when it times out (`performance.now()` ms; none while it waits for its origin).
+ */
+class Attempt extends Cancellation {
+  deadline = Number.POSITIVE_INFINITY;
   /** Whether the deadline is the cut-off over all attempts rather than this attempt's time-out. */
-  cut: boolean;
-  timedOut: boolean;
+  cut = false;
+  timedOut = false;
 }
 
 /** A call's cut-off over all its attempts, counted from when the first was sent. */
@@ -51,13 +62,13 @@ interface CutOff {
  * drips its body a byte a second still times out), a body size cap, and immediate retries for
  * reads. It rejects with an InstanceCallError for transport failures only, never for an HTTP status.
  */
-export class InstanceClient implements InstanceHttpClient {
+export class InstanceClient implements InstanceHttpClient, InstanceCalls {
   readonly #agent: Dispatcher;
   /**
-   * The controller of every attempt in flight, so one listener on the shutdown signal aborts them
-   * all. An InFlight list rather than a Set, which would age every check into the old generation.
+   * Every attempt in flight, so one listener on the shutdown token cancels them all. An
+   * InFlight list rather than a Set, which would age every check into the old generation.
    */
-  readonly #inFlight = new InFlight<Call>();
+  readonly #inFlight = new InFlight<Attempt>();
   /** Calls wait here for a connection to their origin, not in the agent's queue, so their time-outs start when they are sent. */
   readonly #gate: OriginGate;
   /**
@@ -73,14 +84,13 @@ export class InstanceClient implements InstanceHttpClient {
     this.#options = options;
     this.#agent = options.outbound.createAgent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 10_000 });
     this.#gate = new OriginGate(options.connectionsPerOrigin);
-    // One listener for the client's lifetime rather than one per call: Node's EventTarget keeps a
-    // removed listener linked to the next one, so thousands of calls a second through one
-    // long-lived signal chain every finished call to the next and none dies young
-    // (bench/REPORT.md). It also walks
-    // its whole listener list on every add.
-    options.signal?.addEventListener('abort', () => {
-      for (const call of this.#inFlight.snapshot()) call.controller.abort();
-    }, { once: true });
+    // One listener for the client's lifetime rather than one per call, on a token that lives as
+    // long as the client: whatever a long-lived token holds on to ages with it (and an AbortSignal,
+    // which keeps a removed listener linked to the next one, would chain every finished call to the
+    // next so that none dies young; bench/REPORT.md).
+    options.shutdown?.onCancel(() => {
+      for (const attempt of this.#inFlight.snapshot()) attempt.cancel();
+    });
   }
 
   /** New time-outs and retries (reload); calls in flight keep theirs, no connection is touched. */
@@ -88,7 +98,26 @@ export class InstanceClient implements InstanceHttpClient {
     this.#options = { ...this.#options, ...limits };
   }
 
+  /**
+   * The contract's way in, for other plugins (the proxy, detection strategies): their AbortSignal
+   * is listened to once per call, for the call's length, and only when one is given.
+   */
   async request(instance: Instance, url: string, options: InstanceRequestOptions = {}): Promise<InstanceResponse> {
+    const { signal } = options;
+    if (!signal) return this.call(instance, url, options);
+    const cancellation = new Cancellation();
+    const cancel = () => cancellation.cancel();
+    if (signal.aborted) cancellation.cancel();
+    else signal.addEventListener('abort', cancel, { once: true });
+    try {
+      return await this.call(instance, url, options, cancellation);
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** A call cancelled by `cancel` (the monitor's checks): no AbortSignal anywhere on the way. */
+  async call(instance: Instance, url: string, options: CallOptions = {}, cancel?: CancelToken): Promise<InstanceResponse> {
     const method = options.method ?? 'GET';
     const endpointId = options.endpointId ?? '';
     const attempts = READ_METHODS.has(method) ? 1 + (this.#options.retries[endpointId] ?? this.#options.defaultRetries) : 1;
@@ -98,7 +127,7 @@ export class InstanceClient implements InstanceHttpClient {
     const cutOff: CutOff | undefined = options.cutOff ? { ms: options.cutOff, from: undefined } : undefined;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const response = await this.#once(url, method, headers, timeout, maxBodyBytes, options.signal, cutOff);
+        const response = await this.#once(url, method, headers, timeout, maxBodyBytes, cancel, cutOff);
         // The caller handles the answer when the turn has room: hundreds of answers may arrive at once.
         await turnSlot();
         return response;
@@ -124,10 +153,10 @@ export class InstanceClient implements InstanceHttpClient {
       return;
     }
     const now = performance.now();
-    for (const call of this.#inFlight.snapshot()) {
-      if (!call.timedOut && now >= call.deadline) {
-        call.timedOut = true;
-        call.controller.abort();
+    for (const attempt of this.#inFlight.snapshot()) {
+      if (!attempt.timedOut && now >= attempt.deadline) {
+        attempt.timedOut = true;
+        attempt.cancel();
       }
     }
   }
@@ -149,70 +178,67 @@ export class InstanceClient implements InstanceHttpClient {
     return headers;
   }
 
-  async #once(url: string, method: string, headers: Record<string, string>, timeout: number, maxBodyBytes: number, signal: AbortSignal | undefined, cutOff: CutOff | undefined): Promise<InstanceResponse> {
-    // One controller per attempt: the deadline (headers AND body), the caller's signal, shutdown.
-    // A plain listener instead of AbortSignal.any, which leaks on long-lived signals in Node 20.
-    const controller = new AbortController();
-    const call: Call = { controller, deadline: Number.POSITIVE_INFINITY, cut: false, timedOut: false };
-    const abort = () => controller.abort();
-    if (signal?.aborted || this.#options.signal?.aborted) controller.abort();
-    else signal?.addEventListener('abort', abort, { once: true });
-    const done = this.#inFlight.add(call);
+  async #once(url: string, method: string, headers: Record<string, string>, timeout: number, maxBodyBytes: number, cancel: CancelToken | undefined, cutOff: CutOff | undefined): Promise<InstanceResponse> {
+    // One cancellation per attempt: the deadline (headers AND body), the caller's token, shutdown.
+    const attempt = new Attempt();
+    if (this.#options.shutdown?.cancelled) attempt.cancel();
+    // Called at once when the caller's token is already cancelled.
+    const unsubscribe = cancel?.onCancel(() => attempt.cancel());
+    const done = this.#inFlight.add(attempt);
     const origin = originOf(url);
     let admitted = false;
     try {
-      if (controller.signal.aborted) throw new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted');
-      const waiting = this.#gate.enter(origin, controller.signal);
+      if (attempt.cancelled) throw new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted');
+      const waiting = this.#gate.enter(origin, attempt);
       if (waiting) await waiting;
       admitted = true;
-      this.#startDeadline(call, timeout, cutOff);
-      return await this.#dispatch(url, method, headers, maxBodyBytes, controller.signal);
+      this.#startDeadline(attempt, timeout, cutOff);
+      return await this.#dispatch(url, method, headers, maxBodyBytes, attempt);
     } catch (error) {
-      if (call.timedOut && call.cut) throw new InstanceCallError(CALL_FAILURE.CUT_OFF, `no complete answer within ${cutOff!.ms} ms of the first attempt`, { cause: error });
-      if (call.timedOut) throw new InstanceCallError('ETIMEDOUT', `no complete answer within ${timeout} ms`, { cause: error });
-      if (controller.signal.aborted) throw new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted', { cause: error });
+      if (attempt.timedOut && attempt.cut) throw new InstanceCallError(CALL_FAILURE.CUT_OFF, `no complete answer within ${cutOff!.ms} ms of the first attempt`, { cause: error });
+      if (attempt.timedOut) throw new InstanceCallError('ETIMEDOUT', `no complete answer within ${timeout} ms`, { cause: error });
+      if (attempt.cancelled) throw new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted', { cause: error });
       throw toCallError(error);
     } finally {
       if (admitted) this.#gate.leave(origin);
-      signal?.removeEventListener('abort', abort);
+      unsubscribe?.();
       done();
     }
   }
 
-  /** One exchange, collected by a dispatch handler; `signal` (the attempt's) cancels it. */
-  #dispatch(url: string, method: string, headers: Record<string, string>, maxBodyBytes: number, signal: AbortSignal): Promise<InstanceResponse> {
+  /** One exchange, collected by a dispatch handler; cancelling `attempt` cancels it. */
+  #dispatch(url: string, method: string, headers: Record<string, string>, maxBodyBytes: number, attempt: CancelToken): Promise<InstanceResponse> {
     const { protocol, origin, pathname, search } = new URL(url);
     // As undici's request() refuses them (the registration and detection only let http(s) URLs through).
     if (protocol !== 'http:' && protocol !== 'https:') throw new InstanceCallError('UND_ERR_INVALID_ARG', `not an http(s) URL: ${protocol}`);
     return new Promise<InstanceResponse>((resolve, reject) => {
-      const cancel = () => handler.cancel(new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted'));
       const handler = new CollectingHandler(maxBodyBytes, (response) => {
-        signal.removeEventListener('abort', cancel);
+        unsubscribe();
         resolve(response);
       }, (error) => {
-        signal.removeEventListener('abort', cancel);
+        unsubscribe();
         reject(error);
       });
-      signal.addEventListener('abort', cancel, { once: true });
-      if (signal.aborted) cancel();
+      // Called at once when the attempt is already cancelled: the handler then refuses the call as it starts.
+      const unsubscribe = attempt.onCancel(() => handler.cancel(new InstanceCallError(CALL_FAILURE.ABORTED, 'the call was aborted')));
       this.#agent.dispatch({ origin, path: pathname + search, method: method as Dispatcher.HttpMethod, headers }, handler);
     });
   }
 
   /** The attempt is about to be sent: its time-out, or the call's cut-off when that comes first, counts from now. */
-  #startDeadline(call: Call, timeout: number, cutOff: CutOff | undefined): void {
+  #startDeadline(attempt: Attempt, timeout: number, cutOff: CutOff | undefined): void {
     const now = performance.now();
-    call.deadline = now + timeout;
+    attempt.deadline = now + timeout;
     if (cutOff) {
       cutOff.from ??= now;
       const cut = cutOff.from + cutOff.ms;
-      if (cut <= call.deadline) {
-        call.deadline = cut;
-        call.cut = true;
+      if (cut <= attempt.deadline) {
+        attempt.deadline = cut;
+        attempt.cut = true;
       }
       // A retry that waited for its origin past the cut-off is not sent at all (the caller turns this into ECUTOFF).
       if (cut <= now) {
-        call.timedOut = true;
+        attempt.timedOut = true;
         throw new Error('past the cut-off before it was sent');
       }
     }

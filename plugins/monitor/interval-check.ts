@@ -1,4 +1,5 @@
 import { messageOf, type Logger } from '../../core/plugin-api.js';
+import { Cancellation } from './cancellation.js';
 import type { Check, CheckOutcome } from './check-outcome.js';
 import type { ConcurrencyLimiter, TaskLine } from './concurrency-limiter.js';
 import { FOLLOW_UP_HOLD_MS, inFollowUpSlot } from './follow-up-slot.js';
@@ -59,8 +60,8 @@ interface Entry {
   due: number | undefined;
   /** The wheel bucket holding the entry while scheduled, counted from the epoch's bucket. */
   slot: number | undefined;
-  /** The running check's controller: aborting it cancels the call (deregistration, stop). */
-  running: AbortController | undefined;
+  /** The running check's cancellation: cancelling it cancels the call (deregistration, ownership lost, stop). */
+  running: Cancellation | undefined;
   /** An event asked for a check while one was running: run once more right after it. */
   again: boolean;
 }
@@ -132,7 +133,7 @@ export class IntervalCheck {
     this.#stopped = true;
     this.#cancelTimer?.();
     this.#cancelTimer = undefined;
-    for (const entry of this.#entries.values()) entry.running?.abort();
+    for (const entry of this.#entries.values()) entry.running?.cancel();
     this.#entries.clear();
     this.#buckets.clear();
   }
@@ -199,7 +200,7 @@ export class IntervalCheck {
   remove(id: string): void {
     const entry = this.#entries.get(id);
     if (!entry) return;
-    entry.running?.abort();
+    entry.running?.cancel();
     this.#unschedule(id, entry);
     this.#entries.delete(id);
   }
@@ -239,18 +240,18 @@ export class IntervalCheck {
 
   /** Runs one check when the limiters let it; `followUp`: an event asked for it (see `followUps`). */
   #run(id: string, entry: Entry, at: number, followUp = false): void {
-    const controller = new AbortController();
-    entry.running = controller;
+    const cancellation = new Cancellation();
+    entry.running = cancellation;
     entry.lastAt = this.#offset(at);
     const { check, limiter, followUps, followUpHoldMs = FOLLOW_UP_HOLD_MS, log, name, observe } = this.#options;
     let began = 0;
     const task = (): Promise<CheckOutcome> => {
-      if (controller.signal.aborted) return Promise.resolve('skipped');
+      if (cancellation.cancelled) return Promise.resolve('skipped');
       began = performance.now();
-      return check(id, controller.signal);
+      return check(id, cancellation);
     };
     const queued = followUp && followUps
-      ? inFollowUpSlot(followUps, followUpHoldMs, () => controller.signal.aborted, () => limiter.run(task))
+      ? inFollowUpSlot(followUps, followUpHoldMs, () => cancellation.cancelled, () => limiter.run(task))
       : limiter.run(task);
     queued
       .catch((error: unknown) => {
@@ -260,13 +261,13 @@ export class IntervalCheck {
       })
       .then((outcome) => {
         if (observe && (outcome === 'ok' || outcome === 'error')) observe(outcome, (performance.now() - began) / 1000);
-        this.#completed(id, entry, controller, outcome);
+        this.#completed(id, entry, cancellation, outcome);
       });
   }
 
-  #completed(id: string, entry: Entry, controller: AbortController, outcome: CheckOutcome): void {
+  #completed(id: string, entry: Entry, cancellation: Cancellation, outcome: CheckOutcome): void {
     // Removed or replaced meanwhile (deregistered, stopped): the result is not ours to schedule.
-    if (this.#stopped || this.#entries.get(id) !== entry || entry.running !== controller) return;
+    if (this.#stopped || this.#entries.get(id) !== entry || entry.running !== cancellation) return;
     entry.running = undefined;
     if (outcome === 'gone') {
       this.remove(id);

@@ -1,5 +1,6 @@
 import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Logger, type PluginContext } from '../../core/plugin-api.js';
 import type { Instance } from '../../core/domain/index.js';
+import { Cancellation } from './cancellation.js';
 import { CheckMetrics } from './check-metrics.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { MonitorConfig } from './config-schema.js';
@@ -34,8 +35,8 @@ interface Running {
 export class Monitor {
   readonly #ctx: PluginContext<MonitorConfig>;
   readonly #client: InstanceClient;
-  /** Aborts every call of ours at stop, before the agent closes. */
-  readonly #abort = new AbortController();
+  /** Cancels every call of ours at stop, before the agent closes. */
+  readonly #shutdown = new Cancellation();
   readonly #damper: FlapDamper;
   readonly #metrics = new CheckMetrics();
   readonly #groups: HealthGroupsCache;
@@ -51,7 +52,7 @@ export class Monitor {
       retries: config.retries,
       connectionsPerOrigin: config['max-connections-per-origin'],
       outbound: ctx.outbound,
-      signal: this.#abort.signal,
+      shutdown: this.#shutdown,
     });
     this.#damper = new FlapDamper(config['failures-before-down'], config['successes-before-up']);
     ctx.services.provide(INSTANCE_HTTP, this.#client);
@@ -159,7 +160,7 @@ export class Monitor {
       for (const check of [running.checks.status, running.checks.info, running.checks.detection]) check?.stop();
       running.followUps.stop();
     }
-    this.#abort.abort();
+    this.#shutdown.cancel();
   }
 
   /** The ENDPOINT_DETECTOR service: detect on first demand (e.g. a proxy request). */
@@ -169,7 +170,7 @@ export class Monitor {
     const running = this.#running;
     if (!running || !instance?.registered || instance.endpoints.length > 0 || !EndpointDetector.applies(instance)) return instance;
     // Not through the limiter: a user is waiting, and detection is bounded by its own deadline.
-    await running.detector.detect(id, this.#abort.signal).catch(() => undefined);
+    await running.detector.detect(id, this.#shutdown).catch(() => undefined);
     return registry.get(id);
   }
 }

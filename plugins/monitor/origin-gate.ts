@@ -1,3 +1,5 @@
+import type { CancelToken } from './cancellation.js';
+
 interface Origin {
   active: number;
   /** What starts each waiting call, oldest first. */
@@ -18,10 +20,10 @@ export class OriginGate {
 
   /**
    * Takes a place for a call to `origin`: undefined when one was free (the common case, no
-   * promise made), else a promise that resolves when one frees up, or rejects when `signal`
-   * aborts first (the call then holds no place). Every admitted call must `leave` once.
+   * promise made), else a promise that resolves when one frees up, or rejects when `cancel`
+   * is cancelled first (the call then holds no place). Every admitted call must `leave` once.
    */
-  enter(origin: string, signal: AbortSignal): Promise<void> | undefined {
+  enter(origin: string, cancel: CancelToken): Promise<void> | undefined {
     let state = this.#origins.get(origin);
     if (!state) {
       state = { active: 0, waiting: [] };
@@ -31,20 +33,19 @@ export class OriginGate {
       state.active += 1;
       return undefined;
     }
-    if (signal.aborted) return Promise.reject(new Error('aborted before it could wait for a connection'));
+    if (cancel.cancelled) return Promise.reject(new Error('aborted before it could wait for a connection'));
     const line = state.waiting;
     return new Promise<void>((resolve, reject) => {
       const admit = () => {
-        signal.removeEventListener('abort', onAbort);
+        unsubscribe();
         resolve();
       };
-      const onAbort = () => {
+      const unsubscribe = cancel.onCancel(() => {
         const at = line.indexOf(admit);
         if (at >= 0) line.splice(at, 1);
         this.#forgetIfIdle(origin);
         reject(new Error('aborted while waiting for a connection'));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
+      });
       line.push(admit);
     });
   }

@@ -1,10 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { CALL_FAILURE, changeStatusCommand, type Command, type InstanceHttpClient, type Logger, type Ownership, type Registry, type StatusChangeDetection } from '../../core/plugin-api.js';
+import { CALL_FAILURE, changeStatusCommand, type Command, type Logger, type Ownership, type Registry, type StatusChangeDetection } from '../../core/plugin-api.js';
 import { statusInfo, type Instance, type StatusInfo } from '../../core/domain/index.js';
 import { isAbort } from './call-error.js';
+import type { CancelToken } from './cancellation.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { FlapDamper } from './flap-damper.js';
 import type { HealthGroupsCache } from './health-groups.js';
+import type { InstanceCalls } from './instance-client.js';
 import { healthFromResponse, statusFromError } from './health-mapping.js';
 import type { OfflineRemoval } from './offline-removal.js';
 import { recordResult } from './record.js';
@@ -12,7 +14,7 @@ import { recordResult } from './record.js';
 export interface StatusUpdaterOptions {
   readonly registry: Registry;
   readonly ownership: Ownership;
-  readonly client: InstanceHttpClient;
+  readonly client: InstanceCalls;
   readonly damper: FlapDamper;
   readonly detection: StatusChangeDetection;
   readonly maxBodyBytes: number;
@@ -47,22 +49,22 @@ export class StatusUpdater {
     this.options = { ...this.options, ...changes };
   }
 
-  readonly update = async (id: string, signal: AbortSignal): Promise<CheckOutcome> => {
+  readonly update = async (id: string, cancel: CancelToken): Promise<CheckOutcome> => {
     const { registry, client, callCutOff } = this.options;
     const instance = registry.get(id);
     if (!instance?.registered || !instance.registration) return 'gone';
     let status: StatusInfo;
     let outcome: CheckOutcome = 'ok';
     try {
-      const response = await client.request(instance, instance.registration.healthUrl, {
-        endpointId: 'health', signal, maxBodyBytes: this.options.maxBodyBytes, cutOff: callCutOff > 0 ? callCutOff : undefined,
-      });
+      const response = await client.call(instance, instance.registration.healthUrl, {
+        endpointId: 'health', maxBodyBytes: this.options.maxBodyBytes, cutOff: callCutOff > 0 ? callCutOff : undefined,
+      }, cancel);
       const reading = healthFromResponse(response);
       status = reading.status;
       if (registry.get(id)?.registered) this.options.groups?.record(id, reading.groups);
     } catch (error) {
       // Aborted by shutdown or deregistration: that says nothing about the instance.
-      if (signal.aborted || isAbort(error)) return 'skipped';
+      if (cancel.cancelled || isAbort(error)) return 'skipped';
       status = isCutOff(error)
         ? statusInfo('OFFLINE', { message: `no health answer within ${callCutOff} ms (a status check is cut off after |status-interval - 1 s|)`, exception: 'ETIMEDOUT' })
         : statusFromError(error);

@@ -16,7 +16,7 @@ export interface Checks {
  * second node checking the same instance.
  */
 export function whileOwned(ownership: Ownership, check: Check): Check {
-  return (id, signal) => (ownership.owns(id) ? check(id, signal) : Promise.resolve('skipped'));
+  return (id, cancel) => (ownership.owns(id) ? check(id, cancel) : Promise.resolve('skipped'));
 }
 
 /** Stops every check of one instance, aborting the running ones. */

@@ -15,10 +15,15 @@ interface StatusChange {
  * cluster decides the same whichever of them is handed which change. A change is sent once it held
  * for `hold`: if another status change followed within the hold, this one is dropped (the later one
  * carries on); the change that is sent reports the status before the whole run of quick changes,
- * so UP → DOWN → UP within the hold is UP → UP, which is no change at all. Call it once `hold` has
- * passed since the item's timestamp. Returns the `from` to report, or undefined to send nothing.
+ * so UP → DOWN → UP within the hold is UP → UP, which is no change at all. A run does not reach
+ * back into a maintenance window (`inWindow`): a change made inside one is its end report's, which
+ * told the status the window left, so a change after the window is reported from that status.
+ * Call it once `hold` has passed since the item's timestamp. Returns the `from` to report, or
+ * undefined to send nothing.
  */
-export function heldChange(item: OutboxItem, history: readonly InstanceEvent[], holdMs: number): { from: string } | undefined {
+export async function heldChange(
+  item: OutboxItem, history: readonly InstanceEvent[], holdMs: number, inWindow: (at: number) => Promise<boolean> = async () => false,
+): Promise<{ from: string } | undefined> {
   const at = Date.parse(item.timestamp);
   const changes = statusChanges(history);
   if (changes.some((change) => !change.boundary && change.version > item.version && change.at - at < holdMs)) return undefined;
@@ -27,7 +32,7 @@ export function heldChange(item: OutboxItem, history: readonly InstanceEvent[], 
   for (let index = changes.length - 1; index >= 0; index--) {
     const change = changes[index]!;
     if (change.version >= item.version) continue;
-    if (change.boundary || since - change.at >= holdMs) break;
+    if (change.boundary || since - change.at >= holdMs || (await inWindow(change.at))) break;
     from = change.from;
     since = change.at;
   }

@@ -13,6 +13,7 @@ import { heldChange } from './hold.js';
 import { InstanceRateLimit } from './instance-rate.js';
 import type { MaintenanceStore } from './maintenance/store.js';
 import type { ChangeAfterMaintenance } from './maintenance/tracker.js';
+import type { ActiveWindow } from './maintenance/window.js';
 import type { ReminderStore } from './reminders.js';
 import type { ChannelRules } from './rules.js';
 import type { RouteFacts, Router } from './routing/router.js';
@@ -36,6 +37,8 @@ export interface PipelineOptions {
   readonly filters: FilterStore;
   readonly reminders: ReminderStore;
   readonly maintenance: MaintenanceStore;
+  /** Whether the end report of the window `key` is still to be made (the maintenance tracker's answer). */
+  readonly reportPending: (key: string) => Promise<boolean>;
   readonly stats: PipelineStats;
   readonly baseUrl: () => string;
   /** `notify.routes` as in effect now (a reload replaces it). */
@@ -48,6 +51,10 @@ type Targets = ReadonlySet<string> | 'all';
 const routedTo = (targets: Targets, channel: ChannelRuntime): boolean => (targets === 'all' ? !channel.name.includes(':') : targets.has(channel.name));
 
 const NOTIFIED: ReadonlySet<string> = new Set<NotifiedInstanceEventType>(['REGISTERED', 'DEREGISTERED', 'STATUS_CHANGED']);
+/** How long after it a change made after a window's end waits, at most, for the window's end report. */
+const END_REPORT_WAIT_MS = 60_000;
+/** How often a waiting change asks whether the report is made (the tracker's round is a second). */
+const END_REPORT_POLL_MS = 100;
 
 /**
  * From an outbox item to the channels' queues: triggers → hold → filters → maintenance windows →
@@ -155,9 +162,11 @@ export class Pipeline {
     let from = item.from;
     if (type === 'STATUS_CHANGED' && this.#config.hold > 0) {
       if (!(await this.#sleep(Date.parse(item.timestamp) + this.#config.hold - Date.now()))) return new Promise<void>(() => undefined);
+      const application = ctx.registry.get(item.instance)?.registration?.name;
+      const inWindow = async (at: number) => application !== undefined && (await this.#covering(item.instance, application, at)) !== undefined;
       // A cluster node may hold only the newest events of an instance it does not check: the rest from Redis.
       const history = await ctx.registry.readEventsOf(item.instance).catch(() => ctx.registry.eventsOf(item.instance));
-      const held = heldChange(item, history, this.#config.hold);
+      const held = await heldChange(item, history, this.#config.hold, inWindow);
       if (!held) {
         stats.held += 1;
         return;
@@ -179,6 +188,7 @@ export class Pipeline {
     }
     // Whether the change happened inside a window (a held change may arrive after its end): the tracker reports what it left behind.
     if (await this.#inMaintenance(instance.id, instance.registration.name, Date.parse(item.timestamp), type)) return;
+    await this.#afterEndReports(instance.id, instance.registration.name, Date.parse(item.timestamp));
     if (this.#stopped) return new Promise<void>(() => undefined);
     if (this.#unrouted({ application: instance.registration.name, metadata: [metadataOf(instance)], type, status: item.to }, (rules) => rules.accepts(type, from, item.to))) return;
     const facts = notifiedInstance(instance, ctx.views, item.to);
@@ -231,7 +241,7 @@ export class Pipeline {
   async afterMaintenance(changes: readonly ChangeAfterMaintenance[], window: MaintenanceWindowFacts): Promise<void> {
     const { ctx, filters, reminders, stats } = this.options;
     const remind = this.#config.reminder.period > 0;
-    for (const { instance, from, to } of changes) {
+    for (const { instance, from, to, version, timestamp } of changes) {
       if (this.#stopped) return;
       const filter = await filters.matching(instance.id, instance.registration!.name).catch(() => undefined);
       if (filter) {
@@ -240,13 +250,13 @@ export class Pipeline {
       }
       if (this.#unrouted({ application: instance.registration!.name, metadata: [metadataOf(instance)], type: 'STATUS_CHANGED', status: to }, (rules) => rules.accepts('STATUS_CHANGED', from, to))) continue;
       const base = instanceNotification(notifiedInstance(instance, ctx.views, to), {
-        type: 'STATUS_CHANGED', from, to, version: instance.version, timestamp: instance.statusTimestamp,
+        type: 'STATUS_CHANGED', from, to, version, timestamp,
       }, this.options.baseUrl());
       const notification: InstanceNotification = { ...base, id: `${base.id}-after-${window.id}`, afterMaintenance: window.id };
       const completion = new Completion();
       this.#rate.add({ notification, completion });
       if (remind && this.#reminderStatuses.has(to)) {
-        await reminders.begin(instance.id, { status: to, from, version: instance.version, timestamp: instance.statusTimestamp })
+        await reminders.begin(instance.id, { status: to, from, version, timestamp })
           .catch((error: unknown) => this.#log.warn(`cannot record the reminder of ${instance.id}: ${messageOf(error)}`));
       }
       completion.release();
@@ -430,14 +440,41 @@ export class Pipeline {
 
   /** Whether a maintenance window over the instance ran at `at`; counted and logged when so. A window store that cannot be read holds nothing back. */
   async #inMaintenance(id: string, application: string, at: number, what: string): Promise<boolean> {
-    const window = await this.options.maintenance.covering(id, application, at).catch((error: unknown) => {
-      this.#unreadableWindows.note(() => `cannot read the maintenance windows (notifying anyway): ${messageOf(error)}`);
-      return undefined;
-    });
+    const window = await this.#covering(id, application, at);
     if (!window) return false;
     this.options.stats.inMaintenance += 1;
     this.#log.debug(`${id} ${what} not notified: maintenance ${window.facts.id}`);
     return true;
+  }
+
+  /** The window over the instance at `at`, if any; none when the windows cannot be read. */
+  #covering(id: string, application: string, at: number): Promise<ActiveWindow | undefined> {
+    return this.options.maintenance.covering(id, application, at).catch((error: unknown) => {
+      this.#unreadableWindows.note(() => `cannot read the maintenance windows (notifying anyway): ${messageOf(error)}`);
+      return undefined;
+    });
+  }
+
+  /**
+   * A change made after the end of a window over the instance waits for that window's end report,
+   * so the channels hear of what the window left before what came after it (a recovery after the
+   * outage, never before it). At most until `END_REPORT_WAIT_MS` after the change: a report that
+   * does not come (the node that makes it is gone) does not hold notifications back for long.
+   */
+  async #afterEndReports(id: string, application: string, at: number): Promise<void> {
+    const keys = await this.options.maintenance.endedWithin(id, application, at - END_REPORT_WAIT_MS, at).catch(() => []);
+    for (const key of keys) {
+      let waited = false;
+      while (await this.options.reportPending(key).catch(() => false)) {
+        if (!waited) this.#log.debug(`${id} waits for the end report of maintenance ${key}`);
+        waited = true;
+        if (Date.now() >= at + END_REPORT_WAIT_MS) {
+          this.#log.warn(`${id}: the end report of maintenance ${key} is not made yet; notifying its change after the window all the same`);
+          return;
+        }
+        if (!(await this.#sleep(END_REPORT_POLL_MS))) return;
+      }
+    }
   }
 
   /** Resolves true after `ms`, or false if the pipeline stops first. */

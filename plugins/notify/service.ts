@@ -117,19 +117,21 @@ export class NotifyService {
       hooked.push({ name: channel.name, hook: () => channel.maintenance, enabled: () => channel.settings.enabled, tools });
     }
     const baseUrl = () => (this.#rulesConfig['base-url'] || ctx.settings.address() || '').replace(/\/+$/, '');
-    const pipeline = new Pipeline({
+    const state = () => ctx.services.use(SHARED_STATE)!;
+    const leases = () => ctx.services.use(LEASES)!;
+    const tracker: MaintenanceTracker = new MaintenanceTracker({
+      store: this.maintenance, registry: ctx.registry, state, leases, channels: hooked, log: ctx.log.child('maintenance'), now: () => Date.now(),
+      // Called from the tracker's rounds, which begin below, once the pipeline is made.
+      report: (changes, window) => pipeline.afterMaintenance(changes, window),
+    });
+    const pipeline: Pipeline = new Pipeline({
       ctx, channels: this.#runtimes, filters: this.filters, reminders: this.#reminders, maintenance: this.maintenance, stats: this.stats, baseUrl,
+      reportPending: (key) => tracker.reportPending(key),
       router: () => this.#currentRouter(),
     });
     this.#pipeline = pipeline;
     this.#stopConsuming = ctx.services.use(EVENT_OUTBOX)!.consume(pipeline.handle);
     if (config.reminder.period > 0) this.#every(config.reminder['check-interval'], () => pipeline.remind());
-    const state = () => ctx.services.use(SHARED_STATE)!;
-    const leases = () => ctx.services.use(LEASES)!;
-    const tracker = new MaintenanceTracker({
-      store: this.maintenance, registry: ctx.registry, state, leases, channels: hooked, log: ctx.log.child('maintenance'), now: () => Date.now(),
-      report: (changes, window) => pipeline.afterMaintenance(changes, window),
-    });
     this.#maintenanceNow = this.#every(ROUND_MS, () => tracker.tick(), new OccasionalWarning(ctx.log, 60_000));
     const evaluator = new ExpectationEvaluator({
       registry: ctx.registry, state, leases, baseUrl, log: ctx.log.child('expectations'), now: () => Date.now(),

@@ -41,7 +41,10 @@ export interface MaintenanceStoreOptions {
 }
 
 interface Snapshot {
+  /** When it was read, by the process clock (its age). */
   readonly at: number;
+  /** When the read began, by the clock of decisions (`options.now`): it knows of no change made later. */
+  readonly from: number;
   readonly windows: readonly ApiWindow[];
 }
 
@@ -57,6 +60,8 @@ export class MaintenanceStore {
   #compiled: { readonly source: readonly RecurringWindowConfig[]; readonly windows: readonly RecurringWindow[] } | undefined;
   /** Creations one after the other, so two at once cannot both take the last place. */
   #creating: Promise<unknown> = Promise.resolve();
+  /** A read under way for `covering`, shared by the calls it is fresh enough for. */
+  #reading: { readonly from: number; readonly snapshot: Promise<Snapshot> } | undefined;
 
   constructor(private readonly options: MaintenanceStoreOptions) {}
 
@@ -130,9 +135,20 @@ export class MaintenanceStore {
       await this.#map().delete(id);
       return 'removed';
     }
-    const ended: StoredWindow = { ...window.stored, end: new Date(now).toISOString(), endedEarly: true };
+    // Its end is taken as late as can be, just before it is written: a change from then on is not
+    // the end report's, and a node reading the windows after it must know the window is over.
+    const endedAt = Math.min(this.options.now(), window.end);
+    const ended: StoredWindow = { ...window.stored, end: new Date(endedAt).toISOString(), endedEarly: true };
     await this.#map().set(id, JSON.stringify(ended), RETAIN_AFTER_END_MS);
     return 'ended';
+  }
+
+  /**
+   * When each window made through the API that is still kept ends or ended, by id, read fresh:
+   * its planned end, or the moment it was deleted.
+   */
+  async ends(): Promise<ReadonlyMap<string, number>> {
+    return new Map((await this.#read()).windows.map((window) => [window.id, window.end]));
   }
 
   /** The windows running at `at`, read fresh (the tracker's view). */
@@ -140,9 +156,37 @@ export class MaintenanceStore {
     return this.#active(await this.#read(), at);
   }
 
-  /** A window holding back the instance's notifications at `at`, from a copy at most a second old. */
+  /**
+   * A window holding back the instance's notifications at `at`, from a copy at most a second old;
+   * but before a window made through the API holds a change back, from a copy read after `at`: a
+   * copy from before may not know yet that the window was deleted by then (on another node), and
+   * a change after a window's end is not its end report's, so held back it would be told by nobody.
+   */
   async covering(instanceId: string, application: string, at: number): Promise<ActiveWindow | undefined> {
-    return this.#active(await this.#snapshot(), at).find((window) => window.scope.covers(instanceId, application));
+    let snapshot = await this.#snapshot();
+    if (snapshot.from <= at && snapshot.windows.some((window) => window.activeAt(at) && window.scope.covers(instanceId, application))) {
+      snapshot = await this.#readAfter(at);
+    }
+    return this.#active(snapshot, at).find((window) => window.scope.covers(instanceId, application));
+  }
+
+  /**
+   * The windows over the instance that ended after `from` and at `to` at the latest (keys, as
+   * the tracker knows them): those whose end report a change at `to` waits for.
+   */
+  async endedWithin(instanceId: string, application: string, from: number, to: number): Promise<string[]> {
+    const keys: string[] = [];
+    for (const window of (await this.#snapshot()).windows) {
+      if (window.end > from && window.end <= to && window.scope.covers(instanceId, application)) keys.push(window.id);
+    }
+    for (const window of this.recurring()) {
+      if (!window.scope.covers(instanceId, application)) continue;
+      const { schedule } = window;
+      for (let occurrence = schedule.next(from - schedule.durationMs); occurrence && occurrence.end <= to; occurrence = schedule.next(occurrence.start)) {
+        if (occurrence.end > from) keys.push(window.facts(occurrence).key);
+      }
+    }
+    return keys;
   }
 
   /** A window over the whole application (by name) at `at`: what holds its expectations back. */
@@ -165,7 +209,21 @@ export class MaintenanceStore {
     return cached && Date.now() - cached.at < CACHE_MS ? cached : this.#read();
   }
 
+  /** A copy read after `at` when the clock allows (else now): one under way serves every call it is fresh enough for. */
+  async #readAfter(at: number): Promise<Snapshot> {
+    const reading = this.#reading;
+    if (reading && reading.from > at) return reading.snapshot;
+    const current = { from: this.options.now(), snapshot: this.#read() };
+    this.#reading = current;
+    try {
+      return await current.snapshot;
+    } finally {
+      if (this.#reading === current) this.#reading = undefined;
+    }
+  }
+
   async #read(): Promise<Snapshot> {
+    const from = this.options.now();
     const windows: ApiWindow[] = [];
     const compiled = new Map<string, { readonly value: string; readonly window: ApiWindow }>();
     for (const [id, value] of await this.#map().entries()) {
@@ -178,7 +236,7 @@ export class MaintenanceStore {
     }
     this.#compiledWindows = compiled;
     windows.sort((a, b) => number(a.id) - number(b.id));
-    this.#cache = { at: Date.now(), windows };
+    this.#cache = { at: Date.now(), from, windows };
     return this.#cache;
   }
 }

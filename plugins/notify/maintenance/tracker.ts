@@ -2,7 +2,7 @@ import type { Leases, Logger, Registry, SharedMap, SharedState } from '../../../
 import { messageOf, type Instance } from '../../../core/domain/index.js';
 import type { Attempt, DeliveryTools, MaintenanceHook, MaintenanceWindowFacts } from '../../../core/kits/notify-channel/index.js';
 import { sameNotifiedStatus } from '../status-class.js';
-import { statusAt } from './baseline.js';
+import { statusBefore } from './baseline.js';
 import type { MaintenanceStore } from './store.js';
 import { Scope, type ActiveWindow } from './window.js';
 
@@ -22,6 +22,9 @@ export interface ChangeAfterMaintenance {
   readonly instance: Instance;
   readonly from: string;
   readonly to: string;
+  /** The version of the instance's last event before the end, and when its status last moved before it. */
+  readonly version: number;
+  readonly timestamp: string;
 }
 
 /** A channel that wants to hear of windows, with what it delivers through. */
@@ -52,11 +55,14 @@ const LEASE = 'notify-maintenance';
  * The beginning and end of maintenance windows, on the node holding the lease
  * `notify-maintenance`, one `tick` at a time. When a window begins it records the status each of
  * its instances had at its start; when it ends (ran out, deleted, or gone from the config) each
- * instance whose status then differs from that is reported once, as one change from the status
- * before the window, so an outage the work left behind is never hidden. An instance still in
- * another window hands its "before" on to that one (the earlier start's) and is reported when the
- * last of them ends. Channels with a `maintenance` hook (Alertmanager) hear of both ends.
- * Everything a node needs to carry on is in `SHARED_STATE`.
+ * instance whose status at its end differs from that is reported once, as one change from the
+ * status before the window, so an outage the work left behind is never hidden. Both are read from
+ * the recorded history as of the window's edges (`[start, end)`, as the pipeline holds changes
+ * back), not as things are when a round gets to it: a change from the end on is notified on its
+ * own, never also by the report. An instance still in another window at the end hands its
+ * "before" on to that one (the earlier start's) and is reported when the last of them ends.
+ * Channels with a `maintenance` hook (Alertmanager) hear of both ends. Everything a node needs to
+ * carry on is in `SHARED_STATE`.
  */
 export class MaintenanceTracker {
   /** When each hook call may be tried again, and how many attempts it had (in memory: a new node simply tries again). */
@@ -85,8 +91,12 @@ export class MaintenanceTracker {
       open.set(window.facts.key, record);
     }
     const running = new Set(active.map((window) => window.facts.key));
-    for (const [key, record] of open) {
-      if (!running.has(key)) await this.#end(record, active, open, now);
+    const over = [...open.values()].filter((record) => !running.has(record.facts.key));
+    if (over.length > 0) {
+      // When each window that is over ended, and in that order: one ending hands on to one still running then.
+      const ends = await this.#endsOf(over, now);
+      const ended = [...ends].sort(([a, aEnd], [b, bEnd]) => aEnd - bEnd || a.localeCompare(b));
+      for (const [key, end] of ended) await this.#end(open.get(key)!, end, ends, open, now);
     }
     for (const window of active) {
       const record = open.get(window.facts.key);
@@ -99,7 +109,7 @@ export class MaintenanceTracker {
     const baseline: Record<string, string> = {};
     for (const instance of this.options.registry.list()) {
       if (!instance.registration || !window.scope.covers(instance.id, instance.registration.name)) continue;
-      baseline[instance.id] = statusAt(instance, this.options.registry.eventsOf(instance.id), start);
+      baseline[instance.id] = statusBefore(instance, this.options.registry.eventsOf(instance.id), start).status;
     }
     const { facts } = window;
     const count = Object.keys(baseline).length;
@@ -107,14 +117,25 @@ export class MaintenanceTracker {
     return { facts, baseline, told: [], reported: false };
   }
 
-  /** Reports what changed in the window, then tells the hooked channels it ended; forgets it once they all took it. */
-  async #end(record: OpenWindow, active: readonly ActiveWindow[], open: Map<string, OpenWindow>, now: number): Promise<void> {
+  /**
+   * When each window that is over ended: its planned end (`facts.end`, as it was when it began),
+   * or when it was deleted (the store keeps that a while), or, for one gone from the config or no
+   * longer kept, at the latest now, when it is found gone.
+   */
+  async #endsOf(over: readonly OpenWindow[], now: number): Promise<Map<string, number>> {
+    const stored = over.some((record) => !record.reported) ? await this.options.store.ends() : new Map<string, number>();
+    return new Map(over.map((record) => [record.facts.key, Math.min(Date.parse(record.facts.end), stored.get(record.facts.key) ?? now)]));
+  }
+
+  /** Reports what changed in the window until `end`, then tells the hooked channels it ended; forgets it once they all took it. */
+  async #end(record: OpenWindow, end: number, ends: ReadonlyMap<string, number>, open: Map<string, OpenWindow>, now: number): Promise<void> {
     const { facts } = record;
     let current = record;
     if (!record.reported) {
-      const changes = await this.#handOnOrCollect(record, active, open);
+      const changes = await this.#handOnOrCollect(record, end, ends, open);
       if (changes.length > 0) await this.options.report(changes, facts);
       current = { ...record, reported: true };
+      open.set(facts.key, current);
       await this.#open().set(facts.key, JSON.stringify(current));
       this.options.log.info(`maintenance ${facts.id} ended: ${changes.length} instance${changes.length === 1 ? '' : 's'} changed status during it${changes.length > 0 ? ' (notified once, as changes from before the window)' : ''}`);
     }
@@ -131,37 +152,55 @@ export class MaintenanceTracker {
   }
 
   /**
-   * The instances of an ended window whose status moved: each instance still in another running
-   * window hands its status before this one on to it instead (when this one began earlier).
+   * The instances of a window that ended at `end` whose status then differs from the one before
+   * it: read as of `end` (changes from `end` on are notified on their own), however late this
+   * runs. Each instance still in another window at `end` (running, or ending later in this round:
+   * `ends`) hands its status before this one on to it instead (when this one began earlier).
    */
-  async #handOnOrCollect(record: OpenWindow, active: readonly ActiveWindow[], open: Map<string, OpenWindow>): Promise<ChangeAfterMaintenance[]> {
+  async #handOnOrCollect(record: OpenWindow, end: number, ends: ReadonlyMap<string, number>, open: Map<string, OpenWindow>): Promise<ChangeAfterMaintenance[]> {
     const { registry } = this.options;
     const scope = new Scope(record.facts.applications, record.facts.instances);
     const ids = new Set(Object.keys(record.baseline));
     for (const instance of registry.list()) if (instance.registration && scope.covers(instance.id, instance.registration.name)) ids.add(instance.id);
+    // The windows that were running at `end` and are not reported yet: those an instance may be handed on to.
+    const others: Array<{ readonly key: string; readonly scope: Scope }> = [];
+    for (const [key, other] of open) {
+      if (key === record.facts.key || other.reported || Date.parse(other.facts.start) > end || (ends.get(key) ?? Infinity) < end) continue;
+      others.push({ key, scope: new Scope(other.facts.applications, other.facts.instances) });
+    }
     const changes: ChangeAfterMaintenance[] = [];
     const handedOn = new Map<string, OpenWindow>();
     const start = Date.parse(record.facts.start);
     for (const id of ids) {
       const instance = registry.get(id);
       if (!instance?.registered || !instance.registration) continue;
+      const atEnd = statusBefore(instance, registry.eventsOf(id), end);
+      // Deregistered during the window (and not back by its end), or registered after it: nothing of it is this window's.
+      if (!atEnd.registered) continue;
       // Registered during the window: it was UNKNOWN before, as every new instance is.
       const before = record.baseline[id] ?? 'UNKNOWN';
-      const still = active.find((window) => window.scope.covers(id, instance.registration!.name));
+      const still = others.find((other) => other.scope.covers(id, instance.registration!.name));
       if (still) {
-        const next = handedOn.get(still.facts.key) ?? open.get(still.facts.key);
-        if (next && (start < Date.parse(next.facts.start) || !(id in next.baseline))) {
-          handedOn.set(still.facts.key, { ...next, baseline: { ...next.baseline, [id]: before } });
+        const next = handedOn.get(still.key) ?? open.get(still.key)!;
+        if (start < Date.parse(next.facts.start) || !(id in next.baseline)) {
+          handedOn.set(still.key, { ...next, baseline: { ...next.baseline, [id]: before } });
         }
         continue;
       }
-      if (!sameNotifiedStatus(before, instance.statusInfo.status)) changes.push({ instance, from: before, to: instance.statusInfo.status });
+      if (!sameNotifiedStatus(before, atEnd.status)) changes.push({ instance, from: before, to: atEnd.status, version: atEnd.version, timestamp: atEnd.timestamp });
     }
     for (const [key, next] of handedOn) {
       open.set(key, next);
       await this.#open().set(key, JSON.stringify(next));
     }
     return changes;
+  }
+
+  /** Whether the window `key` (an `ActiveWindow`'s `facts.key`) began and its end report is not made yet. Read fresh. */
+  async reportPending(key: string): Promise<boolean> {
+    const value = await this.#open().get(key);
+    const record = value === undefined ? undefined : parse(value);
+    return record !== undefined && !record.reported;
   }
 
   async #tellStart(record: OpenWindow, now: number): Promise<void> {

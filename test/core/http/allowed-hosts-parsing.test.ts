@@ -22,4 +22,14 @@ test('the listen host is allowed; a request without Host (HTTP/1.0) names no hos
   assert.not.ok(allowed.allows('other-box.internal'));
 });
 
+test('a Host served once is served again without parsing, until the list changes; many distinct ones stay right', () => {
+  const allowed = new AllowedHosts({ configured: ['a.example'], listenHost: '127.0.0.1', contributed: () => [] });
+  assert.ok(allowed.allows('a.example:8080'));
+  for (let i = 0; i < 200; i++) assert.ok(allowed.allows(`10.0.${i}.1:80`));
+  assert.ok(allowed.allows('a.example:8080'));
+  allowed.configure([]);
+  assert.not.ok(allowed.allows('a.example:8080'));
+  assert.ok(allowed.allows('10.0.7.1:80'));
+});
+
 test.run();

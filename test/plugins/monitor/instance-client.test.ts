@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
@@ -5,6 +6,7 @@ import * as assert from 'uvu/assert';
 import type { Instance } from '../../../core/domain/index.js';
 import { emptyInstance } from '../../../core/store/instance.js';
 import { InstanceCallError } from '../../../plugins/monitor/call-error.js';
+import { Cancellation } from '../../../plugins/monitor/cancellation.js';
 import { InstanceClient, type InstanceClientOptions } from '../../../plugins/monitor/instance-client.js';
 import { ACTUATOR_ACCEPT as DEFAULT_ACCEPT } from '../../../core/kits/runtime/index.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
@@ -206,8 +208,8 @@ test('writes never retry; default-retries applies to reads without their own key
 
 test('an aborted caller signal, or shutdown, ends the call with EABORTED and no retry', async () => {
   const fake = await FakeActuator.start();
-  const shutdown = new AbortController();
-  const http = client({ defaultRetries: 3, signal: shutdown.signal, defaultTimeout: 5000 });
+  const shutdown = new Cancellation();
+  const http = client({ defaultRetries: 3, shutdown, defaultTimeout: 5000 });
   try {
     fake.on('GET', '/health', { handler: () => undefined });
     const caller = new AbortController();
@@ -217,7 +219,7 @@ test('an aborted caller signal, or shutdown, ends the call with EABORTED and no 
     const early = new AbortController();
     early.abort();
     assert.is((await failure(http.request(instance, fake.healthUrl, { signal: early.signal }))).code, 'EABORTED');
-    shutdown.abort();
+    shutdown.cancel();
     assert.is((await failure(http.request(instance, fake.healthUrl))).code, 'EABORTED');
     assert.is(fake.requestsTo('/health').length, 1);
   } finally {
@@ -277,8 +279,8 @@ test('cut-off: over all attempts, counted from the first sent; past it ECUTOFF a
 
 test('a call aborted while it waits for its origin leaves the line and is never sent; shutdown ends waiting calls', async () => {
   const fake = await FakeActuator.start();
-  const shutdown = new AbortController();
-  const http = client({ defaultTimeout: 5000, connectionsPerOrigin: 1, signal: shutdown.signal });
+  const shutdown = new Cancellation();
+  const http = client({ defaultTimeout: 5000, connectionsPerOrigin: 1, shutdown });
   try {
     let arrived!: () => void;
     const firstArrived = new Promise<void>((resolve) => { arrived = resolve; });
@@ -290,9 +292,62 @@ test('a call aborted while it waits for its origin leaves the line and is never 
     const queued = failure(http.request(instance, fake.healthUrl));
     caller.abort();
     assert.is((await abandoned).code, 'EABORTED');
-    shutdown.abort();
+    shutdown.cancel();
     assert.equal([(await blocking).code, (await queued).code], ['EABORTED', 'EABORTED']);
     assert.is(fake.requestsTo('/health').length, 1, 'only the first was ever sent');
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('call() with the monitor\'s own token: cancelled in flight, before it starts, or while it waits for its origin; nothing stays subscribed', async () => {
+  const fake = await FakeActuator.start();
+  const shutdown = new Cancellation();
+  const http = client({ defaultRetries: 3, defaultTimeout: 5000, connectionsPerOrigin: 1, shutdown });
+  try {
+    let arrived!: () => void;
+    const firstArrived = new Promise<void>((resolve) => { arrived = resolve; });
+    fake.on('GET', '/health', { handler: () => arrived() });
+    const inFlight = new Cancellation();
+    const pending = failure(http.call(instance, fake.healthUrl, {}, inFlight));
+    await firstArrived;
+    assert.is(shutdown.listenerCount, 1, 'the shutdown token holds one listener for the client, none per call');
+    const waiting = new Cancellation();
+    const queued = failure(http.call(instance, fake.healthUrl, {}, waiting));
+    waiting.cancel();
+    assert.is((await queued).code, 'EABORTED');
+    inFlight.cancel();
+    assert.is((await pending).code, 'EABORTED');
+    assert.is(fake.requestsTo('/health').length, 1, 'no retry after a cancel, and the waiting call was never sent');
+
+    const early = new Cancellation();
+    early.cancel();
+    assert.is((await failure(http.call(instance, fake.healthUrl, {}, early))).code, 'EABORTED');
+    assert.is(fake.requestsTo('/health').length, 1);
+
+    fake.on('GET', '/health', { json: { status: 'UP' } });
+    const answered = new Cancellation();
+    assert.is((await http.call(instance, fake.healthUrl, {}, answered)).status, 200);
+    assert.is(answered.listenerCount, 0, 'a finished call leaves nothing on its caller\'s token');
+    assert.is(shutdown.listenerCount, 1);
+  } finally {
+    await http.close();
+    await fake.close();
+  }
+});
+
+test('request() listens to a given AbortSignal only while the call runs, however it ends', async () => {
+  const fake = await FakeActuator.start();
+  const http = client({ defaultTimeout: 200 });
+  try {
+    fake.on('GET', '/health', { json: { status: 'UP' } });
+    fake.on('GET', '/hang', { handler: () => undefined });
+    const signal = new AbortController().signal;
+    assert.is((await http.request(instance, fake.healthUrl, { signal })).status, 200);
+    assert.is(getEventListeners(signal, 'abort').length, 0, 'after an answer');
+    assert.is((await failure(http.request(instance, fake.endpointUrl('hang'), { signal }))).code, 'ETIMEDOUT');
+    assert.is(getEventListeners(signal, 'abort').length, 0, 'after a time-out');
   } finally {
     await http.close();
     await fake.close();

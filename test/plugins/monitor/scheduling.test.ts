@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Logger } from '../../../core/plugin-api.js';
+import type { CancelToken } from '../../../plugins/monitor/cancellation.js';
 import type { CheckOutcome } from '../../../plugins/monitor/check-outcome.js';
 import { ConcurrencyLimiter } from '../../../plugins/monitor/concurrency-limiter.js';
 import { FlapDamper } from '../../../plugins/monitor/flap-damper.js';
@@ -227,13 +228,13 @@ test('IntervalCheck: in steady state every instance is checked once per interval
 test('IntervalCheck: an event during a running check runs it once more afterwards; remove aborts', async () => {
   const clock = new FakeClock();
   const releases: (() => void)[] = [];
-  const signals: AbortSignal[] = [];
+  const tokens: CancelToken[] = [];
   let runs = 0;
   const check = new IntervalCheck({
     name: 'test', interval: 100, lifetime: 0, maxBackoff: 100, clock, log: silent, limiter: new ConcurrencyLimiter(4),
-    check: (_id, signal) => {
+    check: (_id, cancel) => {
       runs += 1;
-      signals.push(signal);
+      tokens.push(cancel);
       return new Promise<CheckOutcome>((resolve) => releases.push(() => resolve('ok')));
     },
   });
@@ -249,7 +250,8 @@ test('IntervalCheck: an event during a running check runs it once more afterward
   await flush();
   assert.is(runs, 2, 'the coalesced event ran once more');
   check.remove('a');
-  assert.ok(signals[1]!.aborted, 'remove aborts the running check');
+  assert.not.ok(tokens[0]!.cancelled, 'a check that ended is not cancelled afterwards');
+  assert.ok(tokens[1]!.cancelled, 'remove aborts the running check');
   releases.shift()!();
   await flush();
   assert.is(check.stateOf('a'), undefined, 'a late completion does not bring it back');
@@ -258,6 +260,38 @@ test('IntervalCheck: an event during a running check runs it once more afterward
   check.now('b');
   await flush();
   assert.is(runs, 2, 'nothing runs after stop');
+});
+
+test('IntervalCheck: a check removed while it waits for a slot never starts; stop cancels the running ones and writes back nothing', async () => {
+  const clock = new FakeClock();
+  const tokens = new Map<string, CancelToken>();
+  const releases: (() => void)[] = [];
+  const check = new IntervalCheck({
+    name: 'test', interval: 100, lifetime: 0, maxBackoff: 100, clock, log: silent, limiter: new ConcurrencyLimiter(1),
+    check: (id, cancel) => {
+      tokens.set(id, cancel);
+      return new Promise<CheckOutcome>((resolve) => releases.push(() => resolve('ok')));
+    },
+  });
+  check.start();
+  check.now('a');
+  check.now('b');
+  await flush();
+  assert.equal([...tokens.keys()], ['a'], '`b` waits for the only slot');
+  check.remove('b');
+  releases.shift()!();
+  await flush();
+  await flush();
+  assert.equal([...tokens.keys()], ['a'], 'the removed check was skipped when its slot came');
+  check.now('c');
+  await flush();
+  assert.not.ok(tokens.get('c')!.cancelled);
+  check.stop();
+  assert.ok(tokens.get('c')!.cancelled, 'stop cancels the running check');
+  releases.shift()!();
+  await flush();
+  assert.is(check.stateOf('c'), undefined);
+  assert.is(check.size, 0);
 });
 
 test('IntervalCheck: gone forgets, a throwing check is logged and rescheduled, stalls catch up', async () => {

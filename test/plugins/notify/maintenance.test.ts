@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestKernel } from '../../../bin/testing.js';
+import { LEASES, type Lease, type VigilPlugin } from '../../../core/plugin-api.js';
 import { call, eventually } from '../../support/http.js';
 import { Receiver, type Received } from './receiver.js';
 import { notificationsStatus, registerInstance, notifyKernel, setStatus, urlsOf } from './support.js';
@@ -44,6 +45,34 @@ async function window(kernel: TestKernel, body: Record<string, unknown>): Promis
   const reply = await call('POST', `${kernel.url}/maintenance`, { json: body });
   assert.is(reply.status, 201, reply.text);
   return (reply.json as { id: string }).id;
+}
+
+/** Resolves once the clock is past the instance's last status change: what comes next is in a later millisecond. */
+async function pastLastChange(kernel: TestKernel, id: string): Promise<void> {
+  const changedAt = Date.parse(kernel.kernel.registry.get(id)!.statusTimestamp);
+  await eventually(() => Date.now() > changedAt, 'the clock to pass the change');
+}
+
+/** `LEASES` whose `notify-maintenance` is held only while `gate.open`: the test decides when the end of a window can be reported. */
+function maintenanceLeaseGate(): { plugin: VigilPlugin<never>; gate: { open: boolean } } {
+  const gate = { open: true };
+  const always: Lease = { held: true, token: 1 };
+  const gated: Lease = {
+    get held() {
+      return gate.open;
+    },
+    get token() {
+      return gate.open ? 1 : undefined;
+    },
+  };
+  const plugin = {
+    name: 'maintenance-lease-gate',
+    configKey: null,
+    setup(ctx: { services: { provide: (token: typeof LEASES, value: { lease: (name: string) => Lease }) => void } }) {
+      ctx.services.provide(LEASES, { lease: (name) => (name === 'notify-maintenance' ? gated : always) });
+    },
+  } as unknown as VigilPlugin<never>;
+  return { plugin, gate };
 }
 
 test('a window holds back its applications\' notifications for both teams; its end reports the outage it left, once, as a change from before it', async () => {
@@ -158,6 +187,46 @@ test('with hold: a change made inside a window and still held when it ends is re
   assert.equal(changes(payments.requests), [`payments-api UP→DOWN after ${id}`]);
 });
 
+test('a change after a window\'s end waits for the window\'s end report: the channels hear of the outage before the recovery', async () => {
+  const receiver = await Receiver.start();
+  receivers.push(receiver);
+  const { plugin, gate } = maintenanceLeaseGate();
+  tk = await notifyKernel(['notify-webhook', plugin], { notify: { 'per-instance-rate': 0 }, 'notify-webhook': { url: receiver.url } });
+  const kernel = tk;
+  const api = await registerInstance(kernel, 'payments-api');
+  await setStatus(kernel, api, 'UP');
+  await pastLastChange(kernel, api);
+  const id = await window(kernel, { applications: ['payments-api'], duration: '1h' });
+  await eventually(() => kernel.logs().some((line) => line.includes(`maintenance ${id} began`)), 'the window to be open');
+  await setStatus(kernel, api, 'DOWN');
+  await pastLastChange(kernel, api);
+  // The node that reports the end is slow to get to it (here: it does not hold the lease for a while).
+  gate.open = false;
+  assert.is((await call('DELETE', `${kernel.url}/maintenance/${id}`)).status, 204);
+  await setStatus(kernel, api, 'UP');
+  await eventually(() => receiver.requests.length > 0 || kernel.logs().some((line) => line.includes(`waits for the end report of maintenance ${id}`)), 'the recovery to be sent or to wait');
+  gate.open = true;
+  const requests = await receiver.received(2);
+  assert.equal(changes(requests), [`payments-api UP→DOWN after ${id}`, 'payments-api DOWN→UP']);
+});
+
+test('with hold: an outage inside a window, over just after the window\'s end and within the hold: the report tells the outage, the recovery is still sent', async () => {
+  const { payments, kernel } = await twoTeams({ hold: '2s' });
+  const api = await registerInstance(kernel, 'payments-api');
+  await setStatus(kernel, api, 'UP');
+  await pastLastChange(kernel, api);
+  const id = await window(kernel, { applications: ['payments-api'], duration: '1h' });
+  await eventually(() => kernel.logs().some((line) => line.includes(`maintenance ${id} began`)), 'the window to be open');
+  await setStatus(kernel, api, 'DOWN');
+  await pastLastChange(kernel, api);
+  assert.is((await call('DELETE', `${kernel.url}/maintenance/${id}`)).status, 204);
+  await payments.received(1);
+  // Within the hold of the DOWN, but after the window: the DOWN was the window's (its report told it), not part of this change's run.
+  await setStatus(kernel, api, 'UP');
+  const requests = await payments.received(2);
+  assert.equal(changes(requests), [`payments-api UP→DOWN after ${id}`, 'payments-api DOWN→UP']);
+});
+
 test('a notification filter still silences a change reported after maintenance; reminders skip an instance in a window', async () => {
   const { payments, kernel } = await twoTeams({ reminder: { period: '300ms', 'check-interval': '100ms' } });
   const api = await registerInstance(kernel, 'payments-api');
@@ -170,6 +239,10 @@ test('a notification filter still silences a change reported after maintenance; 
   assert.equal(changes(payments.requests), ['payments-api UP→DOWN']);
   assert.is((await call('POST', `${kernel.url}/notifications/filters?applicationName=billing`)).status, 200);
   await setStatus(kernel, quiet, 'DOWN');
+  // Made inside the window: the window ends at a later millisecond than the change (a change in
+  // the end's millisecond is after the window, notified on its own and not in the report).
+  const changedAt = Date.parse(kernel.kernel.registry.get(quiet)!.statusTimestamp);
+  await eventually(() => Date.now() > changedAt, 'the clock to pass the change');
   assert.is((await call('DELETE', `${kernel.url}/maintenance/${id}`)).status, 204);
   await eventually(() => kernel.logs().some((line) => line.includes(`maintenance ${id} ended: 1 instance changed status during it`)), 'the window to end');
   // Filtered twice: the change itself (filters come first), then its report at the end.

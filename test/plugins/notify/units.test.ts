@@ -25,18 +25,31 @@ function item(events: InstanceEvent[], version: number, from: string): OutboxIte
   return { seq: version, instance: 'i', version, type: event.type, timestamp: event.timestamp, from, to: (event as { statusInfo: { status: string } }).statusInfo.status };
 }
 
-test('hold: decided from the recorded history alone, the same on every node', () => {
+test('hold: decided from the recorded history alone, the same on every node', async () => {
   const events = history([0, 'REGISTERED'], [10, 'UP'], [100_000, 'DOWN'], [110_000, 'UP'], [200_000, 'DOWN'], [205_000, 'OFFLINE'], [300_000, 'UP']);
   const hold = 30_000;
-  assert.equal(heldChange(item(events, 1, 'UNKNOWN'), events, hold), { from: 'UNKNOWN' }, 'UP held: sent');
-  assert.is(heldChange(item(events, 2, 'UP'), events, hold), undefined, 'DOWN followed within the hold: dropped');
-  assert.is(heldChange(item(events, 3, 'DOWN'), events, hold), undefined, 'back to UP within the hold: UP → UP, nothing');
-  assert.is(heldChange(item(events, 4, 'UP'), events, hold), undefined);
-  assert.equal(heldChange(item(events, 5, 'DOWN'), events, hold), { from: 'UP' }, 'UP → DOWN → OFFLINE is one change');
-  assert.equal(heldChange(item(events, 6, 'OFFLINE'), events, hold), { from: 'OFFLINE' });
+  assert.equal(await heldChange(item(events, 1, 'UNKNOWN'), events, hold), { from: 'UNKNOWN' }, 'UP held: sent');
+  assert.is(await heldChange(item(events, 2, 'UP'), events, hold), undefined, 'DOWN followed within the hold: dropped');
+  assert.is(await heldChange(item(events, 3, 'DOWN'), events, hold), undefined, 'back to UP within the hold: UP → UP, nothing');
+  assert.is(await heldChange(item(events, 4, 'UP'), events, hold), undefined);
+  assert.equal(await heldChange(item(events, 5, 'DOWN'), events, hold), { from: 'UP' }, 'UP → DOWN → OFFLINE is one change');
+  assert.equal(await heldChange(item(events, 6, 'OFFLINE'), events, hold), { from: 'OFFLINE' });
   // A deregistration ends a run: what came before it does not count.
   const again = history([0, 'REGISTERED'], [1, 'DOWN'], [2, 'DEREGISTERED'], [3, 'REGISTERED'], [4, 'DOWN']);
-  assert.equal(heldChange(item(again, 4, 'UNKNOWN'), again, hold), { from: 'UNKNOWN' });
+  assert.equal(await heldChange(item(again, 4, 'UNKNOWN'), again, hold), { from: 'UNKNOWN' });
+});
+
+test('hold: a run of changes does not reach back into a maintenance window (its end report told the status it left)', async () => {
+  const hold = 30_000;
+  // A window [50 s, 105 s): the DOWN is inside it, what follows after it.
+  const inWindow = async (ms: number) => ms >= T0 + 50_000 && ms < T0 + 105_000;
+  const back = history([0, 'REGISTERED'], [10, 'UP'], [100_000, 'DOWN'], [110_000, 'UP']);
+  assert.is(await heldChange(item(back, 3, 'DOWN'), back, hold), undefined, 'without the window: UP → DOWN → UP is nothing');
+  assert.equal(await heldChange(item(back, 3, 'DOWN'), back, hold, inWindow), { from: 'DOWN' }, 'the window\'s report told DOWN: the recovery is sent');
+  const on = history([0, 'REGISTERED'], [10, 'UP'], [100_000, 'DOWN'], [110_000, 'UP'], [115_000, 'OFFLINE']);
+  assert.is(await heldChange(item(on, 3, 'DOWN'), on, hold, inWindow), undefined, 'followed within the hold: dropped, window or not');
+  assert.equal(await heldChange(item(on, 4, 'UP'), on, hold, inWindow), { from: 'DOWN' }, 'DOWN (the window\'s) → UP → OFFLINE is DOWN → OFFLINE');
+  assert.equal(await heldChange(item(on, 4, 'UP'), on, hold), { from: 'UP' }, 'without the window: UP → OFFLINE');
 });
 
 test('backoff: full jitter under an exponential bound with a cap; Retry-After as seconds or a date', () => {
