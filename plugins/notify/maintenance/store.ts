@@ -157,16 +157,18 @@ export class MaintenanceStore {
   }
 
   /**
-   * A window holding back the instance's notifications at `at`, from a copy at most a second old;
-   * but before a window made through the API holds a change back, from a copy read after `at`: a
-   * copy from before may not know yet that the window was deleted by then (on another node), and
-   * a change after a window's end is not its end report's, so held back it would be told by nobody.
+   * A window holding back the instance's notifications at `at`, from a copy of the windows read
+   * after `at` (the cached one when it is, else a fresh read shared by the changes it is fresh
+   * enough for). A copy from before may not know yet of a window another node made just before
+   * the change (the change would be notified on its own and again by the window's end report), or
+   * that a window was deleted by then (a change after a window's end is not its end report's: held
+   * back, nobody would tell it).
    */
   async covering(instanceId: string, application: string, at: number): Promise<ActiveWindow | undefined> {
     let snapshot = await this.#snapshot();
-    if (snapshot.from <= at && snapshot.windows.some((window) => window.activeAt(at) && window.scope.covers(instanceId, application))) {
-      snapshot = await this.#readAfter(at);
-    }
+    // Any copy from before the change may be wrong both ways: a window another node made just
+    // before the change may be missing from it, one deleted by then may still be in it.
+    if (snapshot.from <= at) snapshot = await this.#readAfter(at);
     return this.#active(snapshot, at).find((window) => window.scope.covers(instanceId, application));
   }
 
