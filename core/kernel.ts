@@ -16,15 +16,13 @@ import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
 import {
-  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext,
-  type Services,
+  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type Outbound,
+  type PluginContext, type Services,
 } from './plugin-api.js';
 import { EVENT_LOG } from './event-log.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
 import { LocalSharedState } from './contract/shared-state.js';
 import { LocalOutbox } from './contract/event-outbox.js';
-import { OutboundPolicy } from './outbound/policy.js';
-import type { InstanceAuthSettings } from './store/credentials.js';
 import { vigilVersion } from './version.js';
 import { PluginHost } from './plugin-host.js';
 import type { Prepared, PreparedPlugin } from './prepare.js';
@@ -42,6 +40,12 @@ export type Phase = 'stopped' | 'starting' | 'started' | 'stopping';
 
 /** The kernel's logger; a root logger can also change its level (`log-level` on reload). */
 export type KernelLogger = Logger & { setLevel?(level: LogLevel): void };
+
+/** What the composition root (`bin/`) hands the kernel: the parts of it that live outside core/. */
+export interface KernelParts {
+  /** The policy behind `ctx.outbound`, from `ssrf-protection` and `instance-auth`; `userAgent` is asked when the first call goes out. */
+  outbound(settings: KernelConfig, userAgent: () => string): Outbound;
+}
 
 // Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
 const SETTINGS = Symbol('settings');
@@ -79,7 +83,7 @@ export class Kernel {
     void this.stop();
   };
 
-  constructor(prepared: Prepared, log: KernelLogger) {
+  constructor(prepared: Prepared, log: KernelLogger, parts: KernelParts) {
     const scope = compose(prepared.settings, log);
     this.#settings = prepared.settings;
     this.#log = log;
@@ -93,12 +97,8 @@ export class Kernel {
     const kernelServices = services.forPlugin('kernel', -1);
     this.#services = kernelServices;
     this.#serviceRegistry = services;
-    const outbound = new OutboundPolicy({
-      ssrf: prepared.settings['ssrf-protection'],
-      instanceAuth: instanceAuthOf(prepared.settings),
-      // Asked when the first call goes out: by then the port is bound and a plugin may have named the node.
-      userAgent: () => `Vigil/${vigilVersion()} (node ${kernelServices.use(NODE_ID) ?? `${hostname()}:${this.#boundPort ?? prepared.settings.port}`})`,
-    });
+    // Asked when the first call goes out: by then the port is bound and a plugin may have named the node.
+    const outbound = parts.outbound(prepared.settings, () => `Vigil/${vigilVersion()} (node ${kernelServices.use(NODE_ID) ?? `${hostname()}:${this.#boundPort ?? prepared.settings.port}`})`);
     // Every route of every plugin is checked against the caller's grants before its handler runs.
     this.#access = new AccessPolicy(prepared.settings.access);
     this.#router.checkAccess({ policy: () => this.#access, applicationOf: (id) => this.#registry.get(id)?.registration?.name });
@@ -352,17 +352,6 @@ function limitsOf(settings: KernelConfig): ConnectionLimitSettings {
     perAddress: server['max-connections-per-address'],
     exempt: server['per-address-exempt'],
     headersTimeoutMs: server['headers-timeout'],
-  };
-}
-
-function instanceAuthOf(settings: KernelConfig): InstanceAuthSettings {
-  const auth = settings['instance-auth'];
-  return {
-    enabled: auth.enabled,
-    defaultUserName: auth['default-user-name'] ?? null,
-    defaultPassword: auth['default-password'] ?? null,
-    serviceMap: Object.fromEntries(Object.entries(auth['service-map'] as Record<string, Record<string, string | null>>)
-      .map(([name, entry]) => [name, { userName: entry['user-name'] ?? null, userPassword: entry['user-password'] ?? null }])),
   };
 }
 

@@ -47,15 +47,14 @@ export { instanceIdOf } from './store/instance-id.js';
 export { StaleFenceError, StoreUnavailableError, VersionConflictError, type Fence } from './contract/event-log.js';
 
 // Helpers every kind of plugin needs.
-export { CALL_FAILURE, TIMEOUT_CODES, messageOf } from './errors.js';
+export { CALL_FAILURE, SSRF_REFUSED, TIMEOUT_CODES, VigilError, messageOf } from './errors.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
 export { acceptedMediaRanges } from './http/accepts.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { addressKey } from './http/address-key.js';
-export { parseCidr } from './outbound/cidr.js';
-export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
+export { parseCidr } from './cidr.js';
 export { Fifo } from './fifo.js';
 export { OccasionalWarning } from './occasional-warning.js';
 export { vigilVersion } from './version.js';

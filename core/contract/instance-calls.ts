@@ -4,9 +4,9 @@ import type { HttpMethod, Services } from './basics.js';
 import { defineToken } from './tokens.js';
 
 /**
- * The kernel's policy for calls from Vigil to instances, the one place every such call goes
- * through whichever plugin makes it. Configured by the kernel keys `ssrf-protection` and
- * `instance-auth`.
+ * The policy for calls from Vigil to instances (`ctx.outbound`), the one place every such call
+ * goes through whichever plugin makes it. Configured by the kernel keys `ssrf-protection` and
+ * `instance-auth`; implemented by `vigil/outbound`.
  */
 export interface Outbound {
   /** `Vigil/<version> (node <node-id>)`: sent on every call, so an instance's logs tell who checked it. */

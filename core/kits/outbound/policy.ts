@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
-import type { Instance } from '../store/types.js';
-import { instanceAuthorization, type InstanceAuthSettings } from '../store/credentials.js';
+import type { Outbound } from '../../plugin-api.js';
+import type { Instance } from '../../domain/index.js';
+import { instanceAuthorization, type InstanceAuthSettings } from './credentials.js';
 import { SsrfGuard, SsrfRefusedError, type SsrfSettings } from './ssrf-guard.js';
 
 export interface OutboundSettings {
@@ -21,7 +22,7 @@ export interface OutboundSettings {
  *   instance's logs tell which node of a cluster checked it.
  * Plugins reach it as `ctx.outbound` and make their agents with `createAgent`.
  */
-export class OutboundPolicy {
+export class OutboundPolicy implements Outbound {
   readonly #guard: SsrfGuard | undefined;
   #userAgent: string | undefined;
 
