@@ -34,7 +34,6 @@ import { planReload, type ReloadReport } from './reload.js';
 import { InstanceRegistry } from './store/registry.js';
 import { AccessPolicy } from './access/policy.js';
 import { accessMeRoute } from './access/me-route.js';
-import { accessApi } from './access/api-description.js';
 
 export type Phase = 'stopped' | 'starting' | 'started' | 'stopping';
 
@@ -103,7 +102,6 @@ export class Kernel {
     this.#access = new AccessPolicy(prepared.settings.access);
     this.#router.checkAccess({ policy: () => this.#access, applicationOf: (id) => this.#registry.get(id)?.registration?.name });
     accessMeRoute(this.#router, () => this.#access);
-    accessApi(kernelServices);
     const ranks = new Map(prepared.plugins.map((item) => [item.plugin.name, item.rank]));
     for (const item of prepared.plugins) this.#configs.set(item.plugin.name, { config: item.config, rank: item.rank });
     // The phase is the kernel's own readiness: not ready while starting or stopping.

@@ -26,7 +26,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BusEvents, BusHandler } from './bus.js';
 import type { HttpMethod, Logger, Services } from './contract/basics.js';
 import type { Fence } from './contract/event-log.js';
-import type { Outbound } from './contract/instance-calls.js';
+import type { Outbound } from './contract/outbound.js';
 import type { Application, DaemonAbout, Instance, InstanceEvent, Registration } from './domain/index.js';
 import type { Command } from './store/commands.js';
 import type { JsonViews } from './store/json-view.js';
@@ -61,25 +61,15 @@ export { vigilVersion } from './version.js';
 /** "Did you mean": the known name a typo most likely meant, as the config's own errors say it. */
 export { nearestName } from '../config/suggest.js';
 
-// The service tokens, one declaration each in core/contract/.
+export type { Outbound } from './contract/outbound.js';
+
+// The services the kernel reads, fills or collects, one declaration each in core/contract/; those
+// plugins offer each other (metrics, the API description, detection) are in `vigil/services`.
 export { defineToken, type ServiceToken } from './contract/tokens.js';
-export {
-  DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, instanceHttpOf,
-  type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
-} from './contract/instance-calls.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedLog, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
-export {
-  METRICS,
-  type CounterFamily, type GaugeFamily, type HistogramFamily, type HistogramSample, type MetricFamily, type MetricLabels, type MetricSample,
-} from './contract/metrics.js';
 export { LIVENESS_PATH, READINESS, READINESS_PATH, type Readiness, type ReadinessCheck } from './contract/readiness.js';
-export {
-  API_DESCRIPTION, ERROR_RESPONSE, openApiPath, pathParameter,
-  type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
-} from './contract/api-description.js';
-export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
 export type { Principal } from './contract/principal.js';
 export {
   ACTIONS, ALL_APPLICATIONS, ROLES, type AccessDecision, type AccessGrant, type AccessMe, type AccessRequest, type Action, type ApplicationScope,
