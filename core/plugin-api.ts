@@ -75,7 +75,6 @@ export {
   ACTIONS, ALL_APPLICATIONS, ROLES, type AccessDecision, type AccessGrant, type AccessMe, type AccessRequest, type Action, type ApplicationScope,
   type Role, type RouteAccess,
 } from './contract/access.js';
-export { EventApplications, scopeOf } from './access/event-scope.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
