@@ -40,6 +40,7 @@ export type { HttpMethod, Logger, Services } from './contract/basics.js';
 export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
 export type { ConfigSchema } from '../config/validate.js';
 export type { JsonViews } from './store/json-view.js';
+export type { Outbound } from './contract/outbound.js';
 export {
   changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration, type Command, type StatusChangeDetection,
 } from './store/commands.js';
@@ -60,8 +61,6 @@ export { OccasionalWarning } from './occasional-warning.js';
 export { vigilVersion } from './version.js';
 /** "Did you mean": the known name a typo most likely meant, as the config's own errors say it. */
 export { nearestName } from '../config/suggest.js';
-
-export type { Outbound } from './contract/outbound.js';
 
 // The services the kernel reads, fills or collects, one declaration each in core/contract/; those
 // plugins offer each other (metrics, the API description, detection) are in `vigil/services`.
