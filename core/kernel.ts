@@ -243,12 +243,10 @@ export class Kernel {
   }
 
   /**
-   * Applies a freshly prepared (so already valid) config to the running kernel: the log level,
-   * `metadata-keys-to-sanitize`, `shutdown-timeout`, `server` (limits and allowed hosts, for new
-   * connections and requests), and each changed plugin section through that
-   * plugin's `reload`. Everything else that changed (the plugin list, port, host, context path,
-   * other kernel keys, sections of plugins without `reload`) is reported as needing a restart and
-   * keeps its running value. Reloads run one at a time; no connection or stream is touched.
+   * Applies a freshly prepared (so already valid) config to the running kernel: the changed
+   * `RELOADABLE_KERNEL_KEYS` (`server` for new connections and requests), and each changed plugin
+   * section through that plugin's `reload`. Everything else that changed is reported as needing a
+   * restart and keeps its running value. Reloads run one at a time; no connection or stream is touched.
    */
   reload(next: Prepared): Promise<ReloadReport> {
     const run = this.#reloading.then(() => this.#reload(next));
