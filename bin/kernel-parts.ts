@@ -1,10 +1,12 @@
 import type { KernelConfig } from '../config/kernel-schema.js';
 import { OutboundPolicy, type InstanceAuthSettings } from '../core/kits/outbound/index.js';
+import { replaceableJsonViews } from '../core/kits/views/index.js';
 import type { KernelParts } from '../core/kernel.js';
 
 /** The parts of the kernel that live outside core/, as the daemon and `vigil/testing` build them. */
 export const KERNEL_PARTS: KernelParts = {
   outbound: (settings, userAgent) => new OutboundPolicy({ ssrf: settings['ssrf-protection'], instanceAuth: instanceAuthOf(settings), userAgent }),
+  views: replaceableJsonViews,
 };
 
 function instanceAuthOf(settings: KernelConfig): InstanceAuthSettings {

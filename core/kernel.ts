@@ -16,8 +16,8 @@ import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
 import {
-  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type Outbound,
-  type PluginContext, type Services,
+  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type JsonViews, type Logger,
+  type Outbound, type PluginContext, type Services,
 } from './plugin-api.js';
 import { EVENT_LOG } from './event-log.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
@@ -29,7 +29,6 @@ import type { Prepared, PreparedPlugin } from './prepare.js';
 import { ServiceRegistry } from './services.js';
 import { MemoryEventLog } from './store/memory-event-log.js';
 import { runSeqBase } from './store/seq-base.js';
-import { replaceableJsonViews } from './store/json-view.js';
 import { planReload, type ReloadReport } from './reload.js';
 import { InstanceRegistry } from './store/registry.js';
 import { AccessPolicy } from './access/policy.js';
@@ -44,6 +43,8 @@ export type KernelLogger = Logger & { setLevel?(level: LogLevel): void };
 export interface KernelParts {
   /** The policy behind `ctx.outbound`, from `ssrf-protection` and `instance-auth`; `userAgent` is asked when the first call goes out. */
   outbound(settings: KernelConfig, userAgent: () => string): Outbound;
+  /** `ctx.views`, masking the metadata keys `sanitizePatterns` match; `replace` applies a reloaded `metadata-keys-to-sanitize`. */
+  views(sanitizePatterns: readonly string[]): { readonly views: JsonViews; replace(patterns: readonly string[]): void };
 }
 
 // Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
@@ -67,7 +68,7 @@ export class Kernel {
   readonly #registry: InstanceRegistry;
   #settings: KernelConfig;
   readonly #log: KernelLogger;
-  readonly #views: ReturnType<typeof replaceableJsonViews>;
+  readonly #views: ReturnType<KernelParts['views']>;
   /** Each loaded plugin's running section (what `ctx.config` returns), by plugin name. */
   readonly #configs = new Map<string, { config: unknown; readonly rank: number }>();
   #reloading: Promise<unknown> = Promise.resolve();
@@ -90,7 +91,7 @@ export class Kernel {
     this.#registry = scope.resolve(InstanceRegistry);
     const bus = scope.resolve(EventBus);
     this.#bus = bus;
-    this.#views = scope.resolve<ReturnType<typeof replaceableJsonViews>>('JsonViews');
+    this.#views = parts.views(prepared.settings['metadata-keys-to-sanitize']);
     const views = this.#views.views;
     const services = scope.resolve(ServiceRegistry);
     const kernelServices = services.forPlugin('kernel', -1);
@@ -335,7 +336,6 @@ function compose(settings: KernelConfig, log: Logger): DependencyContainer {
     maxEventsPerInstance: settings['event-store']['max-events-per-instance'],
     log: log.child('registry'),
   })));
-  scope.register('JsonViews', single(() => replaceableJsonViews(settings['metadata-keys-to-sanitize'])));
   scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));
   scope.register(ServiceRegistry, single(() => new ServiceRegistry()));
   return scope;

@@ -29,7 +29,7 @@ import type { Fence } from './contract/event-log.js';
 import type { Outbound } from './contract/outbound.js';
 import type { Application, DaemonAbout, Instance, InstanceEvent, Registration } from './domain/index.js';
 import type { Command } from './store/commands.js';
-import type { JsonViews } from './store/json-view.js';
+import type { JsonViews } from './contract/views.js';
 import type { ConfigSchema } from '../config/validate.js';
 import type { Principal } from './contract/principal.js';
 import type { AccessDecision, RouteAccess } from './contract/access.js';
@@ -39,7 +39,7 @@ import type { AccessDecision, RouteAccess } from './contract/access.js';
 export type { HttpMethod, Logger, Services } from './contract/basics.js';
 export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
 export type { ConfigSchema } from '../config/validate.js';
-export type { JsonViews } from './store/json-view.js';
+export type { JsonViews } from './contract/views.js';
 export type { Outbound } from './contract/outbound.js';
 export {
   changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration, type Command, type StatusChangeDetection,
