@@ -1,6 +1,8 @@
+import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
+import { container, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { KernelConfig, LogLevel } from '../config/kernel-schema.js';
 import { EventBus } from './bus.js';
 import { describeDaemon } from './about.js';
@@ -45,9 +47,13 @@ export interface KernelParts {
   views(sanitizePatterns: readonly string[]): { readonly views: JsonViews; replace(patterns: readonly string[]): void };
 }
 
+// Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
+const SETTINGS = Symbol('settings');
+const LOGGER = Symbol('logger');
+
 /**
- * Makes the kernel's bus, registry, router and services (its own, so one process can run many
- * kernels, as tests do) and drives the phases stopped → starting → started → stopping → stopped.
+ * Wires the kernel services in a child container (one per kernel, so tests can run many) and
+ * drives the phases stopped → starting → started → stopping → stopped.
  */
 export class Kernel {
   #phase: Phase = 'stopped';
@@ -78,23 +84,16 @@ export class Kernel {
   };
 
   constructor(prepared: Prepared, log: KernelLogger, parts: KernelParts) {
-    const settings = prepared.settings;
-    this.#settings = settings;
+    const scope = compose(prepared.settings, log);
+    this.#settings = prepared.settings;
     this.#log = log;
-    const bus = new EventBus((name, error) => {
-      log.error(`a handler of "${name}" failed: ${messageOf(error)}`, { error: error instanceof Error ? error.stack : String(error) });
-    });
+    this.#router = scope.resolve(Router);
+    this.#registry = scope.resolve(InstanceRegistry);
+    const bus = scope.resolve(EventBus);
     this.#bus = bus;
-    this.#router = new Router(settings['context-path'], log.child('http'));
-    this.#registry = new InstanceRegistry(bus, {
-      retentionAfterDeregistration: settings['event-store']['retention-after-deregistration'],
-      maxDetailsBytes: settings['event-store']['max-details-bytes'],
-      maxEventsPerInstance: settings['event-store']['max-events-per-instance'],
-      log: log.child('registry'),
-    });
-    this.#views = parts.views(settings['metadata-keys-to-sanitize']);
+    this.#views = parts.views(prepared.settings['metadata-keys-to-sanitize']);
     const views = this.#views.views;
-    const services = new ServiceRegistry();
+    const services = scope.resolve(ServiceRegistry);
     const kernelServices = services.forPlugin('kernel', -1);
     this.#services = kernelServices;
     this.#serviceRegistry = services;
@@ -319,6 +318,27 @@ export class Kernel {
       onResponse: (listener) => router.onResponse(listener),
     };
   }
+}
+
+/** The composition root: one child container per kernel, so many kernels can live in one process. */
+function compose(settings: KernelConfig, log: Logger): DependencyContainer {
+  const scope = container.createChildContainer();
+  scope.register(SETTINGS, { useValue: settings });
+  scope.register(LOGGER, { useValue: log });
+  // Each factory is new per compose() call, so its cached instance belongs to this kernel alone.
+  const single = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory(factory) });
+  scope.register(EventBus, single(() => new EventBus((name, error) => {
+    log.error(`a handler of "${name}" failed: ${messageOf(error)}`, { error: error instanceof Error ? error.stack : String(error) });
+  })));
+  scope.register(InstanceRegistry, single((c) => new InstanceRegistry(c.resolve(EventBus), {
+    retentionAfterDeregistration: settings['event-store']['retention-after-deregistration'],
+    maxDetailsBytes: settings['event-store']['max-details-bytes'],
+    maxEventsPerInstance: settings['event-store']['max-events-per-instance'],
+    log: log.child('registry'),
+  })));
+  scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));
+  scope.register(ServiceRegistry, single(() => new ServiceRegistry()));
+  return scope;
 }
 
 function limitsOf(settings: KernelConfig): ConnectionLimitSettings {
