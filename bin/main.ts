@@ -4,6 +4,7 @@ import { ProblemsError, messageOf } from '../core/errors.js';
 import { limitHeapGrowth, semiSpaceHint } from './heap-growth.js';
 import { settleHeapAfterBursts } from './heap-settle.js';
 import { Kernel } from '../core/kernel.js';
+import { KERNEL_PARTS } from './kernel-parts.js';
 import { createLogger } from './logger.js';
 import type { Logger } from '../core/plugin-api.js';
 import { prepare, type Prepared } from '../core/prepare.js';
@@ -71,7 +72,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   settleHeapAfterBursts(({ before, after, steps, longestPauseMs }) => log.debug(
     `heap compacted after a burst: old generation ${mb(before.committed)} → ${mb(after.committed)} MB committed (${mb(after.used)} MB used), ${steps} collections, the longest ${Math.round(longestPauseMs)} ms`,
   ));
-  const kernel = new Kernel(prepared, log);
+  const kernel = new Kernel(prepared, log, KERNEL_PARTS);
   const started = kernel.start();
   // Signals are handled from before the first line says "listening": a supervisor may stop us at once.
   const shutdown = (signal: NodeJS.Signals | 'exit requested', exitCode = 0) => {
