@@ -2,7 +2,9 @@ import { builtinPlugins } from './builtin-plugins.js';
 import { HELP, parseCli } from './cli.js';
 import { ProblemsError, messageOf } from '../core/errors.js';
 import { limitHeapGrowth, semiSpaceHint } from './heap-growth.js';
+import { settleHeapAfterBursts } from './heap-settle.js';
 import { Kernel } from '../core/kernel.js';
+import { KERNEL_PARTS } from './kernel-parts.js';
 import { createLogger } from './logger.js';
 import type { Logger } from '../core/plugin-api.js';
 import { prepare, type Prepared } from '../core/prepare.js';
@@ -66,7 +68,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   log.debug(heapFlag ? `V8 heap growth limited: ${heapFlag}` : 'V8 heap flags left as the operator set them');
   const hint = semiSpaceHint(process.execArgv, process.env.NODE_OPTIONS);
   if (hint) log.debug(hint);
-  const kernel = new Kernel(prepared, log);
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  settleHeapAfterBursts(({ before, after, steps, longestPauseMs }) => log.debug(
+    `heap compacted after a burst: old generation ${mb(before.committed)} → ${mb(after.committed)} MB committed (${mb(after.used)} MB used), ${steps} collections, the longest ${Math.round(longestPauseMs)} ms`,
+  ));
+  const kernel = new Kernel(prepared, log, KERNEL_PARTS);
   const started = kernel.start();
   // Signals are handled from before the first line says "listening": a supervisor may stop us at once.
   const shutdown = (signal: NodeJS.Signals | 'exit requested', exitCode = 0) => {

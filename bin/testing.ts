@@ -8,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import { builtinPlugins } from './builtin-plugins.js';
 import { ProblemsError } from '../core/errors.js';
 import { Kernel } from '../core/kernel.js';
+import { KERNEL_PARTS } from './kernel-parts.js';
 import { createLogger } from './logger.js';
 import type { InstanceEvent } from '../core/domain/index.js';
 import type { VigilPlugin } from '../core/plugin-api.js';
@@ -67,7 +68,7 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
     lines.push(...parts);
   });
   const log = createLogger({ level: prepared.settings['log-level'], format: prepared.settings['log-format'], stream: sink });
-  const kernel = new Kernel(prepared, log);
+  const kernel = new Kernel(prepared, log, KERNEL_PARTS);
   const url = await kernel.start();
   return {
     url,

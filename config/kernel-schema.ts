@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SANITIZE } from './defaults.js';
-import { parseCidr } from '../core/outbound/cidr.js';
+import { parseCidr } from '../core/cidr.js';
 import { isHostPattern } from '../core/http/allowed-hosts.js';
 import { duration } from './duration.js';
 import { ROLES } from '../core/contract/access.js';

@@ -22,6 +22,9 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** The code of every SSRF refusal, so callers can tell it from a failed connection (the proxy answers 403). */
+export const SSRF_REFUSED = 'ERR_SSRF_REFUSED' satisfies ErrorCode;
+
 export class VigilError extends Error {
   constructor(readonly code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

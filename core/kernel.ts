@@ -16,32 +16,36 @@ import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
 import {
-  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type Logger, type PluginContext,
-  type Services,
+  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type JsonViews, type Logger,
+  type Outbound, type PluginContext, type Services,
 } from './plugin-api.js';
 import { EVENT_LOG } from './event-log.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
 import { LocalSharedState } from './contract/shared-state.js';
 import { LocalOutbox } from './contract/event-outbox.js';
-import { OutboundPolicy } from './outbound/policy.js';
-import type { InstanceAuthSettings } from './store/credentials.js';
 import { vigilVersion } from './version.js';
 import { PluginHost } from './plugin-host.js';
 import type { Prepared, PreparedPlugin } from './prepare.js';
 import { ServiceRegistry } from './services.js';
 import { MemoryEventLog } from './store/memory-event-log.js';
 import { runSeqBase } from './store/seq-base.js';
-import { replaceableJsonViews } from './store/json-view.js';
 import { planReload, type ReloadReport } from './reload.js';
 import { InstanceRegistry } from './store/registry.js';
 import { AccessPolicy } from './access/policy.js';
 import { accessMeRoute } from './access/me-route.js';
-import { accessApi } from './access/api-description.js';
 
 export type Phase = 'stopped' | 'starting' | 'started' | 'stopping';
 
 /** The kernel's logger; a root logger can also change its level (`log-level` on reload). */
 export type KernelLogger = Logger & { setLevel?(level: LogLevel): void };
+
+/** What the composition root (`bin/`) hands the kernel: the parts of it that live outside core/. */
+export interface KernelParts {
+  /** The policy behind `ctx.outbound`, from `ssrf-protection` and `instance-auth`; `userAgent` is asked when the first call goes out. */
+  outbound(settings: KernelConfig, userAgent: () => string): Outbound;
+  /** `ctx.views`, masking the metadata keys `sanitizePatterns` match; `replace` applies a reloaded `metadata-keys-to-sanitize`. */
+  views(sanitizePatterns: readonly string[]): { readonly views: JsonViews; replace(patterns: readonly string[]): void };
+}
 
 // Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
 const SETTINGS = Symbol('settings');
@@ -64,7 +68,7 @@ export class Kernel {
   readonly #registry: InstanceRegistry;
   #settings: KernelConfig;
   readonly #log: KernelLogger;
-  readonly #views: ReturnType<typeof replaceableJsonViews>;
+  readonly #views: ReturnType<KernelParts['views']>;
   /** Each loaded plugin's running section (what `ctx.config` returns), by plugin name. */
   readonly #configs = new Map<string, { config: unknown; readonly rank: number }>();
   #reloading: Promise<unknown> = Promise.resolve();
@@ -79,7 +83,7 @@ export class Kernel {
     void this.stop();
   };
 
-  constructor(prepared: Prepared, log: KernelLogger) {
+  constructor(prepared: Prepared, log: KernelLogger, parts: KernelParts) {
     const scope = compose(prepared.settings, log);
     this.#settings = prepared.settings;
     this.#log = log;
@@ -87,23 +91,18 @@ export class Kernel {
     this.#registry = scope.resolve(InstanceRegistry);
     const bus = scope.resolve(EventBus);
     this.#bus = bus;
-    this.#views = scope.resolve<ReturnType<typeof replaceableJsonViews>>('JsonViews');
+    this.#views = parts.views(prepared.settings['metadata-keys-to-sanitize']);
     const views = this.#views.views;
     const services = scope.resolve(ServiceRegistry);
     const kernelServices = services.forPlugin('kernel', -1);
     this.#services = kernelServices;
     this.#serviceRegistry = services;
-    const outbound = new OutboundPolicy({
-      ssrf: prepared.settings['ssrf-protection'],
-      instanceAuth: instanceAuthOf(prepared.settings),
-      // Asked when the first call goes out: by then the port is bound and a plugin may have named the node.
-      userAgent: () => `Vigil/${vigilVersion()} (node ${kernelServices.use(NODE_ID) ?? `${hostname()}:${this.#boundPort ?? prepared.settings.port}`})`,
-    });
+    // Asked when the first call goes out: by then the port is bound and a plugin may have named the node.
+    const outbound = parts.outbound(prepared.settings, () => `Vigil/${vigilVersion()} (node ${kernelServices.use(NODE_ID) ?? `${hostname()}:${this.#boundPort ?? prepared.settings.port}`})`);
     // Every route of every plugin is checked against the caller's grants before its handler runs.
     this.#access = new AccessPolicy(prepared.settings.access);
     this.#router.checkAccess({ policy: () => this.#access, applicationOf: (id) => this.#registry.get(id)?.registration?.name });
     accessMeRoute(this.#router, () => this.#access);
-    accessApi(kernelServices);
     const ranks = new Map(prepared.plugins.map((item) => [item.plugin.name, item.rank]));
     for (const item of prepared.plugins) this.#configs.set(item.plugin.name, { config: item.config, rank: item.rank });
     // The phase is the kernel's own readiness: not ready while starting or stopping.
@@ -245,12 +244,10 @@ export class Kernel {
   }
 
   /**
-   * Applies a freshly prepared (so already valid) config to the running kernel: the log level,
-   * `metadata-keys-to-sanitize`, `shutdown-timeout`, `server` (limits and allowed hosts, for new
-   * connections and requests), and each changed plugin section through that
-   * plugin's `reload`. Everything else that changed (the plugin list, port, host, context path,
-   * other kernel keys, sections of plugins without `reload`) is reported as needing a restart and
-   * keeps its running value. Reloads run one at a time; no connection or stream is touched.
+   * Applies a freshly prepared (so already valid) config to the running kernel: the changed
+   * `RELOADABLE_KERNEL_KEYS` (`server` for new connections and requests), and each changed plugin
+   * section through that plugin's `reload`. Everything else that changed is reported as needing a
+   * restart and keeps its running value. Reloads run one at a time; no connection or stream is touched.
    */
   reload(next: Prepared): Promise<ReloadReport> {
     const run = this.#reloading.then(() => this.#reload(next));
@@ -339,7 +336,6 @@ function compose(settings: KernelConfig, log: Logger): DependencyContainer {
     maxEventsPerInstance: settings['event-store']['max-events-per-instance'],
     log: log.child('registry'),
   })));
-  scope.register('JsonViews', single(() => replaceableJsonViews(settings['metadata-keys-to-sanitize'])));
   scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));
   scope.register(ServiceRegistry, single(() => new ServiceRegistry()));
   return scope;
@@ -352,17 +348,6 @@ function limitsOf(settings: KernelConfig): ConnectionLimitSettings {
     perAddress: server['max-connections-per-address'],
     exempt: server['per-address-exempt'],
     headersTimeoutMs: server['headers-timeout'],
-  };
-}
-
-function instanceAuthOf(settings: KernelConfig): InstanceAuthSettings {
-  const auth = settings['instance-auth'];
-  return {
-    enabled: auth.enabled,
-    defaultUserName: auth['default-user-name'] ?? null,
-    defaultPassword: auth['default-password'] ?? null,
-    serviceMap: Object.fromEntries(Object.entries(auth['service-map'] as Record<string, Record<string, string | null>>)
-      .map(([name, entry]) => [name, { userName: entry['user-name'] ?? null, userPassword: entry['user-password'] ?? null }])),
   };
 }
 

@@ -26,10 +26,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BusEvents, BusHandler } from './bus.js';
 import type { HttpMethod, Logger, Services } from './contract/basics.js';
 import type { Fence } from './contract/event-log.js';
-import type { Outbound } from './contract/instance-calls.js';
+import type { Outbound } from './contract/outbound.js';
 import type { Application, DaemonAbout, Instance, InstanceEvent, Registration } from './domain/index.js';
 import type { Command } from './store/commands.js';
-import type { JsonViews } from './store/json-view.js';
+import type { JsonViews } from './contract/views.js';
 import type { ConfigSchema } from '../config/validate.js';
 import type { Principal } from './contract/principal.js';
 import type { AccessDecision, RouteAccess } from './contract/access.js';
@@ -39,7 +39,8 @@ import type { AccessDecision, RouteAccess } from './contract/access.js';
 export type { HttpMethod, Logger, Services } from './contract/basics.js';
 export type { BusEvents, BusHandler, InstanceChange } from './bus.js';
 export type { ConfigSchema } from '../config/validate.js';
-export type { JsonViews } from './store/json-view.js';
+export type { JsonViews } from './contract/views.js';
+export type { Outbound } from './contract/outbound.js';
 export {
   changeInfoCommand, changeStatusCommand, detectEndpointsCommand, sameRegistration, type Command, type StatusChangeDetection,
 } from './store/commands.js';
@@ -47,46 +48,32 @@ export { instanceIdOf } from './store/instance-id.js';
 export { StaleFenceError, StoreUnavailableError, VersionConflictError, type Fence } from './contract/event-log.js';
 
 // Helpers every kind of plugin needs.
-export { CALL_FAILURE, TIMEOUT_CODES, messageOf } from './errors.js';
+export { CALL_FAILURE, SSRF_REFUSED, TIMEOUT_CODES, VigilError, messageOf } from './errors.js';
 export { duration, parseDuration } from '../config/duration.js';
 export { HttpError } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
 export { acceptedMediaRanges } from './http/accepts.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
 export { addressKey } from './http/address-key.js';
-export { parseCidr } from './outbound/cidr.js';
-export { SSRF_REFUSED } from './outbound/ssrf-guard.js';
+export { parseCidr } from './cidr.js';
 export { Fifo } from './fifo.js';
 export { OccasionalWarning } from './occasional-warning.js';
 export { vigilVersion } from './version.js';
 /** "Did you mean": the known name a typo most likely meant, as the config's own errors say it. */
 export { nearestName } from '../config/suggest.js';
 
-// The service tokens, one declaration each in core/contract/.
+// The services the kernel reads, fills or collects, one declaration each in core/contract/; those
+// plugins offer each other (metrics, the API description, detection) are in `vigil/services`.
 export { defineToken, type ServiceToken } from './contract/tokens.js';
-export {
-  DETECTION_STRATEGY, ENDPOINT_DETECTOR, INSTANCE_HTTP, instanceHttpOf,
-  type DetectionStrategy, type EndpointDetectorService, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound,
-} from './contract/instance-calls.js';
 export { LEASES, NODE_ID, OWNERSHIP, type Lease, type Leases, type Ownership } from './contract/coordination.js';
 export { SHARED_STATE, type SharedLog, type SharedMap, type SharedState } from './contract/shared-state.js';
 export { EVENT_OUTBOX, type EventOutbox, type OutboxItem } from './contract/event-outbox.js';
-export {
-  METRICS,
-  type CounterFamily, type GaugeFamily, type HistogramFamily, type HistogramSample, type MetricFamily, type MetricLabels, type MetricSample,
-} from './contract/metrics.js';
 export { LIVENESS_PATH, READINESS, READINESS_PATH, type Readiness, type ReadinessCheck } from './contract/readiness.js';
-export {
-  API_DESCRIPTION, ERROR_RESPONSE, openApiPath, pathParameter,
-  type ApiDescription, type OpenApiObject, type OperationKey, type PathItem,
-} from './contract/api-description.js';
-export { HEALTH_GROUPS, type HealthGroups } from './contract/health-groups.js';
 export type { Principal } from './contract/principal.js';
 export {
   ACTIONS, ALL_APPLICATIONS, ROLES, type AccessDecision, type AccessGrant, type AccessMe, type AccessRequest, type Action, type ApplicationScope,
   type Role, type RouteAccess,
 } from './contract/access.js';
-export { EventApplications, scopeOf } from './access/event-scope.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
 
 /** A plugin: a plain object, usually the default export of its module. */

@@ -1,24 +1,14 @@
 /**
  * # Access: what a route does, and what the caller may do
  *
- * Authentication plugins (`basic-auth`, `oidc`) only say who is calling (`req.principal`).
- * What that principal may do is decided in ONE place, the kernel's router, for every route of
- * every plugin, before the handler runs (the decision point, `core/access/decide.ts`):
- *
- * 1. each route declares its action in its options: `ctx.http.route('DELETE', '/instances/:id',
- *    handler, { action: 'instances.deregister', target: 'instance' })`. A route that declares none
- *    is `other`, which only `admin` may use;
- * 2. the kernel reads the principal's grants (the `access` section, plus the role its
- *    authentication plugin gives it: `basic-auth.users[].role`), and answers
- *    - 403 `{ message: 'action "…" is not permitted …' }` when no grant of the caller allows the action,
- *    - 404 exactly as for an unknown one when the route's `target` (an instance or application)
- *      lies outside every application the caller may see,
- *    - else calls the handler, with `req.access` telling list routes which applications to show;
- * 3. `req.access.action` is the action decided, for logs and the audit trail.
- *
- * Without an `access` section and without roles, every signed-in caller may do everything, as
- * before access existed. Requests no authentication plugin identified (no plugin loaded, or a
- * path it leaves open such as the probes or the sign-in pages) are not restricted here.
+ * Authentication plugins (`basic-auth`, `oidc`) only say who is calling (`req.principal`). What
+ * that principal may do is decided in ONE place, the kernel's router, for every route of every
+ * plugin, before the handler runs (`core/access/decide.ts`): each route declares its action
+ * (`RouteAccess`; none is `other`, which only `admin` may use), and the caller's grants (the
+ * `access` section, plus the role its authentication plugin gives it) must allow it, else 403; a
+ * `target` outside every application the caller may see answers 404 as an unknown one. Without an
+ * `access` section and without roles, every signed-in caller may do everything. Requests no
+ * authentication plugin identified (none loaded, or a path it leaves open) are not restricted.
  */
 /**
  * Every action a route can declare. The audit trail records these names; keep them stable.

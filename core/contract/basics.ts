@@ -17,10 +17,10 @@ export interface Logger {
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /**
- * Tokens plugins contribute to and the kernel or a default plugin collects: `DETECTION_STRATEGY`
- * (the monitor), `METRICS` (`GET /metrics`), `READINESS` (`GET /health/readiness`, the kernel adds
- * its phase), `API_DESCRIPTION` (`GET /openapi.json`), `ALLOWED_HOSTS` (the kernel's `Host` check).
- * Contribute at the setup step (in `create`).
+ * Tokens plugins contribute to (at the setup step, in `create`) for the kernel: `READINESS` (`GET
+ * /health/readiness`, the kernel adds its phase) and `ALLOWED_HOSTS` (the kernel's `Host` check);
+ * those plugins offer each other (`METRICS`, `API_DESCRIPTION`, `DETECTION_STRATEGY`, ...) are in
+ * `vigil/services`.
  *
  * Tokens the kernel reads or fills itself: `EVENT_LOG`, `OWNERSHIP`, `LEASES`, `SHARED_STATE`,
  * `EVENT_OUTBOX` and `NODE_ID`. A plugin (`cluster-redis`) may provide them at its setup step; once

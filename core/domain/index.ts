@@ -16,6 +16,7 @@ export { UNKNOWN_STATUS, severity, statusInfo } from '../store/status.js';
 export { toApplication } from '../store/application.js';
 export { parseRegistration, type HeldRegistrationOf } from '../store/registration.js';
 export { maskUrlPassword } from '../store/url-credentials.js';
+export { MASK } from '../store/mask.js';
 export { joinUrl } from './join-url.js';
 export { messageOf } from './message-of.js';
 export { globMatcher, globRegExpSource } from './glob.js';

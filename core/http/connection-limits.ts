@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { BlockList, isIP, type Socket } from 'node:net';
 import type { Logger } from '../plugin-api.js';
 import { OccasionalWarning } from '../occasional-warning.js';
-import { parseCidr } from '../outbound/cidr.js';
+import { parseCidr } from '../cidr.js';
 import { addressKey } from './address-key.js';
 
 /** The `server` keys that bound connections, in the units the server uses. */

@@ -43,12 +43,15 @@ export class Waiters {
   }
 
   #push(waiter: Waiter): void {
+    this.#heap.push(waiter);
+    this.#siftUp(this.#heap.length - 1);
+  }
+
+  #siftUp(start: number): void {
     const heap = this.#heap;
-    heap.push(waiter);
-    let i = heap.length - 1;
-    while (i > 0) {
+    for (let i = start; i > 0;) {
       const parent = (i - 1) >> 1;
-      if (heap[parent]!.key <= heap[i]!.key) break;
+      if (heap[parent]!.key <= heap[i]!.key) return;
       [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
       i = parent;
     }
@@ -89,12 +92,6 @@ export class Waiters {
     heap[index] = last;
     // The moved one may belong above or below its new place.
     this.#siftDown(index);
-    let i = index;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]!.key <= heap[i]!.key) break;
-      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
-      i = parent;
-    }
+    this.#siftUp(index);
   }
 }

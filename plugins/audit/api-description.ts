@@ -1,4 +1,5 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, type Services } from '../../core/plugin-api.js';
+import { type Services } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE } from '../../core/kits/services/index.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './query.js';
 
 const query = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', required: false, description, schema });

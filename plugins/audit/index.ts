@@ -1,6 +1,5 @@
-import {
-  METRICS, SHARED_STATE, definePlugin, type ConfigSchema, type PluginContext, type Principal, type SharedLog,
-} from '../../core/plugin-api.js';
+import { SHARED_STATE, definePlugin, type ConfigSchema, type PluginContext, type Principal, type SharedLog } from '../../core/plugin-api.js';
+import { METRICS } from '../../core/kits/services/index.js';
 import { auditApi } from './api-description.js';
 import { auditSchema, type AuditConfig } from './config.js';
 import { sanitizePatterns } from './detail.js';

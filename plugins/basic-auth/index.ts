@@ -1,4 +1,5 @@
-import { API_DESCRIPTION, definePlugin, type PluginContext } from '../../core/plugin-api.js';
+import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
+import { API_DESCRIPTION } from '../../core/kits/services/index.js';
 import { Authenticator } from './authenticator.js';
 import { basicAuthSchema, type BasicAuthConfig } from './config.js';
 import { parseTrustedProxies } from './client-address.js';

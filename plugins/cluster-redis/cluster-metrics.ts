@@ -1,4 +1,5 @@
-import { METRICS, READINESS, type PluginContext } from '../../core/plugin-api.js';
+import { READINESS, type PluginContext } from '../../core/plugin-api.js';
+import { METRICS } from '../../core/kits/services/index.js';
 import type { ClusterNode } from './cluster-node.js';
 
 /**

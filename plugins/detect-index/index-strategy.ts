@@ -1,6 +1,7 @@
 import { maskUrlPassword } from '../../core/domain/index.js';
 import { ACTUATOR_ACCEPT } from '../../core/kits/runtime/index.js';
-import { messageOf, type DetectionStrategy, type InstanceHttpClient, type Logger } from '../../core/plugin-api.js';
+import { messageOf, type Logger } from '../../core/plugin-api.js';
+import { type DetectionStrategy, type InstanceHttpClient } from '../../core/kits/services/index.js';
 import { alignScheme, endpointsFromIndex, isActuatorIndexType } from './index-links.js';
 
 /** An index is a few KiB; the cap keeps a misbehaving instance from filling memory. */

@@ -1,4 +1,5 @@
-import { DETECTION_STRATEGY, definePlugin } from '../../core/plugin-api.js';
+import { definePlugin } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY } from '../../core/kits/services/index.js';
 import { metadataStrategy } from './metadata-strategy.js';
 
 /**

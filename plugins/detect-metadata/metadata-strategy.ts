@@ -1,4 +1,4 @@
-import type { DetectionStrategy } from '../../core/plugin-api.js';
+import type { DetectionStrategy } from '../../core/kits/services/index.js';
 import { ENDPOINTS_KEY, endpointsFromMetadata } from './endpoints-key.js';
 
 /**

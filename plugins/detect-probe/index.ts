@@ -1,4 +1,5 @@
-import { DETECTION_STRATEGY, definePlugin, instanceHttpOf } from '../../core/plugin-api.js';
+import { definePlugin } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, instanceHttpOf } from '../../core/kits/services/index.js';
 import { probedEndpointsSchema } from './config.js';
 import { parseProbeEntry, type ProbeEntry } from './probe-entry.js';
 import { probeStrategy } from './probe-strategy.js';

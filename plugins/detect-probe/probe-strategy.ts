@@ -1,5 +1,6 @@
 import { joinUrl, maskUrlPassword, type Instance } from '../../core/domain/index.js';
-import type { DetectionStrategy, InstanceHttpClient, Logger } from '../../core/plugin-api.js';
+import type { Logger } from '../../core/plugin-api.js';
+import type { DetectionStrategy, InstanceHttpClient } from '../../core/kits/services/index.js';
 import { mapLimit } from '../../core/kits/runtime/index.js';
 import type { ProbeEntry } from './probe-entry.js';
 

@@ -1,4 +1,4 @@
-import type { HistogramSample, MetricFamily, MetricSample } from '../../core/plugin-api.js';
+import type { HistogramSample, MetricFamily, MetricSample } from '../../core/kits/services/index.js';
 
 const METRIC_NAME = /^[a-z_][a-z0-9_]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;

@@ -1,5 +1,6 @@
 import { Registry, type Metric } from 'prom-client';
-import { API_DESCRIPTION, ERROR_RESPONSE, METRICS, definePlugin, type MetricFamily, type PluginContext } from '../../core/plugin-api.js';
+import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE, METRICS, type MetricFamily } from '../../core/kits/services/index.js';
 import { metricsSchema, type MetricsConfig } from './config.js';
 import { familyProblems, promMetric } from './families.js';
 import { processRegistry } from './process-metrics.js';
@@ -9,7 +10,7 @@ import { registryFamilies } from './registry-families.js';
  * `metrics`: `GET /metrics` in the Prometheus text format (0.0.4), from prom-client with a
  * registry of its own per kernel. Every value is read when Prometheus scrapes: the registry, the
  * open streams, the contributed families; between scrapes only counters move. Plugins add their
- * families through `METRICS` (see core/contract/metrics.ts).
+ * families through `METRICS` (see `vigil/services`).
  */
 export default definePlugin<MetricsConfig>({
   name: 'metrics',

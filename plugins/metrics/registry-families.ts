@@ -1,5 +1,6 @@
 import { LabelledCounts } from '../../core/kits/runtime/index.js';
-import { vigilVersion, type MetricFamily, type MetricSample, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { vigilVersion, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { type MetricFamily, type MetricSample } from '../../core/kits/services/index.js';
 import type { ServerResponse } from 'node:http';
 
 

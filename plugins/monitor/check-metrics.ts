@@ -1,5 +1,6 @@
 import { LabelledCounts, LabelledHistogram } from '../../core/kits/runtime/index.js';
-import { METRICS, type Services } from '../../core/plugin-api.js';
+import { type Services } from '../../core/plugin-api.js';
+import { METRICS } from '../../core/kits/services/index.js';
 
 /** What the gauges read of the follow-ups' line (`FollowUpGovernor`). */
 export interface FollowUpLine {

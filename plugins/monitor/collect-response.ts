@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { CancellableHandler } from '../../core/kits/runtime/index.js';
-import { CALL_FAILURE, type InstanceResponse } from '../../core/plugin-api.js';
+import { CALL_FAILURE } from '../../core/plugin-api.js';
+import { type InstanceResponse } from '../../core/kits/services/index.js';
 import { InstanceCallError } from './call-error.js';
 
 /**

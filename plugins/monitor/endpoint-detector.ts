@@ -1,4 +1,5 @@
-import { detectEndpointsCommand, messageOf, type DetectionStrategy, type Logger, type Ownership, type Registry } from '../../core/plugin-api.js';
+import { detectEndpointsCommand, messageOf, type Logger, type Ownership, type Registry } from '../../core/plugin-api.js';
+import { type DetectionStrategy } from '../../core/kits/services/index.js';
 import type { Endpoint, Instance } from '../../core/domain/index.js';
 import type { CancelToken } from './cancellation.js';
 import type { CheckOutcome } from './check-outcome.js';

@@ -1,4 +1,5 @@
-import { SHARED_STATE, StoreUnavailableError, messageOf, type HealthGroups, type Logger, type Services, type SharedMap } from '../../core/plugin-api.js';
+import { SHARED_STATE, StoreUnavailableError, messageOf, type Logger, type Services, type SharedMap } from '../../core/plugin-api.js';
+import { type HealthGroups } from '../../core/kits/services/index.js';
 
 /**
  * The `HEALTH_GROUPS` service: the groups of each instance's last health body, kept in

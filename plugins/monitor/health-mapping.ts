@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { statusInfo, type StatusInfo } from '../../core/domain/index.js';
-import type { InstanceResponse } from '../../core/plugin-api.js';
+import type { InstanceResponse } from '../../core/kits/services/index.js';
 import { toCallError } from './call-error.js';
 import { groupsOfBody } from './health-groups.js';
 import { isJsonType, isPlainObject, parseJsonObject } from './media-type.js';

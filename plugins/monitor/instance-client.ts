@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { ACTUATOR_ACCEPT, InFlight, turnSlot } from '../../core/kits/runtime/index.js';
 import type { Instance } from '../../core/domain/index.js';
-import { CALL_FAILURE, type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse, type Outbound } from '../../core/plugin-api.js';
+import { CALL_FAILURE, type Outbound } from '../../core/plugin-api.js';
+import { type InstanceHttpClient, type InstanceRequestOptions, type InstanceResponse } from '../../core/kits/services/index.js';
 import { InstanceCallError, toCallError } from './call-error.js';
 import { Cancellation, type CancelToken } from './cancellation.js';
 import { CollectingHandler } from './collect-response.js';

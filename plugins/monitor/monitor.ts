@@ -1,4 +1,5 @@
-import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP, OWNERSHIP, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import { OWNERSHIP, type Logger, type PluginContext } from '../../core/plugin-api.js';
+import { DETECTION_STRATEGY, ENDPOINT_DETECTOR, HEALTH_GROUPS, INSTANCE_HTTP } from '../../core/kits/services/index.js';
 import type { Instance } from '../../core/domain/index.js';
 import { Cancellation } from './cancellation.js';
 import { CheckMetrics } from './check-metrics.js';

@@ -1,4 +1,5 @@
-import { ALLOWED_HOSTS, definePlugin, nearestName, scopeOf, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
+import { ALLOWED_HOSTS, definePlugin, nearestName, type ConfigSchema, type PluginContext } from '../../core/plugin-api.js';
+import { scopeOf } from '../../core/kits/access-scope/index.js';
 import { notifySchema, type NotifyConfig } from './config-schema.js';
 import { notifyApi } from './api-description.js';
 import { contributeNotifyMetrics } from './metrics.js';

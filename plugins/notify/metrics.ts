@@ -1,4 +1,5 @@
-import { METRICS, type MetricSample, type Services } from '../../core/plugin-api.js';
+import { type Services } from '../../core/plugin-api.js';
+import { METRICS, type MetricSample } from '../../core/kits/services/index.js';
 import { channelOf } from './routing/target-name.js';
 import type { ChannelStats, PipelineStats } from './stats.js';
 

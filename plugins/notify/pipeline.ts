@@ -210,6 +210,8 @@ export class Pipeline {
     const period = this.#config.reminder.period;
     if (period <= 0 || this.#stopped || !ctx.services.use(LEASES)!.lease('notify-reminders').held) return;
     const due: InstanceNotification[] = [];
+    // One instant for the round: the windows are then read once for it, not once per reminder.
+    const now = Date.now();
     for (const [id, state] of await reminders.due(period)) {
       const instance = ctx.registry.get(id);
       if (!instance?.registered || !instance.registration || instance.statusInfo.status !== state.status) {
@@ -217,7 +219,7 @@ export class Pipeline {
         continue;
       }
       if (await filters.matching(id, instance.registration.name)) continue;
-      if (await this.#inMaintenance(id, instance.registration.name, Date.now(), 'reminder')) continue;
+      if (await this.#inMaintenance(id, instance.registration.name, now, 'reminder')) continue;
       const sent = await reminders.sent(id, state);
       due.push(instanceNotification(notifiedInstance(instance, ctx.views, state.status), {
         type: 'STATUS_CHANGED', from: state.from, to: state.status, version: state.version, timestamp: state.timestamp, reminder: sent.count,
@@ -367,6 +369,8 @@ export class Pipeline {
   /** The storm's instances still failing after the others came back, each told on its own (grouped with `group-window`), filters permitting. */
   async #followUp(changes: readonly InstanceNotification[]): Promise<void> {
     const entries: Entry[] = [];
+    // One instant for the batch: the windows are then read once for it, not once per change.
+    const now = Date.now();
     for (const notification of changes) {
       const filter = await this.options.filters.matching(notification.instance.id, notification.instance.name).catch((error: unknown) => {
         this.#log.warn(`cannot read the notification filters (notifying anyway): ${messageOf(error)}`);
@@ -376,7 +380,7 @@ export class Pipeline {
         this.options.stats.filtered += 1;
         continue;
       }
-      if (await this.#inMaintenance(notification.instance.id, notification.instance.name, Date.now(), 'follow-up')) continue;
+      if (await this.#inMaintenance(notification.instance.id, notification.instance.name, now, 'follow-up')) continue;
       entries.push({ notification: { ...notification, baseUrl: this.options.baseUrl() }, completion: new Completion() });
     }
     if (this.#stopped || entries.length === 0) return;

@@ -1,4 +1,5 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, type Services } from '../../core/plugin-api.js';
+import { type Services } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE } from '../../core/kits/services/index.js';
 import type { OidcConfig } from './config.js';
 import { CALLBACK_PATH, LOGIN_PATH, LOGOUT_PATH, SIGNED_OUT_PATH } from './runtime.js';
 

@@ -1,4 +1,4 @@
-import type { ApiDescription, OpenApiObject, OperationKey } from '../../core/plugin-api.js';
+import type { ApiDescription, OpenApiObject, OperationKey } from '../../core/kits/services/index.js';
 import { ERROR_RESPONSE_OBJECT, KERNEL_SCHEMAS } from './kernel-schemas.js';
 
 const OPERATIONS: readonly OperationKey[] = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];

@@ -1,10 +1,12 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, HttpError, definePlugin, vigilVersion } from '../../core/plugin-api.js';
+import { HttpError, definePlugin, vigilVersion } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE } from '../../core/kits/services/index.js';
 import { buildDocument } from './document.js';
+import { KERNEL_ROUTES } from './kernel-routes.js';
 import { routeCoverage } from './route-coverage.js';
 
 /**
  * `openapi`: `GET /openapi.json`, the OpenAPI 3.1 document of every loaded plugin's routes,
- * merged from what each contributes under `API_DESCRIPTION` (core/contract/api-description.ts).
+ * merged from what each contributes under `API_DESCRIPTION` (`vigil/services`).
  * Built once at start, when every route and contribution is in; a route nobody describes is
  * named in a warning then (Vigil's own tests hold the document equal to the router's table).
  */
@@ -37,7 +39,7 @@ export default definePlugin({
     }, { action: 'api.read' });
     return {
       start() {
-        const { document, problems } = buildDocument({ version: vigilVersion(), contextPath: ctx.http.contextPath, contributions: ctx.services.collect(API_DESCRIPTION) });
+        const { document, problems } = buildDocument({ version: vigilVersion(), contextPath: ctx.http.contextPath, contributions: [KERNEL_ROUTES, ...ctx.services.collect(API_DESCRIPTION)] });
         if (problems.length > 0) throw new Error(`the API description is inconsistent: ${problems.join('; ')}`);
         const { undocumented, unrouted } = routeCoverage(document, ctx.http.routes(), ctx.http.contextPath);
         if (undocumented.length > 0) ctx.log.warn(`routes missing from /openapi.json (their plugin contributes no API_DESCRIPTION for them): ${undocumented.join(', ')}`);

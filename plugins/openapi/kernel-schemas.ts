@@ -1,4 +1,4 @@
-import type { OpenApiObject } from '../../core/plugin-api.js';
+import type { OpenApiObject } from '../../core/kits/services/index.js';
 
 const STATUS = { type: 'string', description: 'DOWN, OUT_OF_SERVICE, OFFLINE, UNKNOWN, RESTRICTED, UP, or a status an instance reports', examples: ['UP'] };
 const URL = { type: 'string', format: 'uri' };

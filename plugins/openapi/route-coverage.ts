@@ -1,4 +1,5 @@
-import { openApiPath, type HttpMethod, type OpenApiObject } from '../../core/plugin-api.js';
+import { type HttpMethod } from '../../core/plugin-api.js';
+import { openApiPath, type OpenApiObject } from '../../core/kits/services/index.js';
 
 /**
  * Routes of the router's table that the document does not describe, and operations of the

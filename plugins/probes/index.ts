@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { API_DESCRIPTION, ERROR_RESPONSE, LIVENESS_PATH, READINESS, READINESS_PATH, definePlugin, messageOf, type ReadinessCheck } from '../../core/plugin-api.js';
+import { LIVENESS_PATH, READINESS, READINESS_PATH, definePlugin, messageOf, type ReadinessCheck } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE } from '../../core/kits/services/index.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 

@@ -1,4 +1,5 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, HttpError, definePlugin, type JsonViews, type VigilRequest } from '../../core/plugin-api.js';
+import { HttpError, definePlugin, type JsonViews, type VigilRequest } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE } from '../../core/kits/services/index.js';
 import type { Instance } from '../../core/domain/index.js';
 import { prometheusSdSchema, type PrometheusSdConfig } from './config.js';
 import { policyKey, scrapeTarget, targetGroup } from './target-group.js';

@@ -1,4 +1,5 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, pathParameter, type HttpMethod, type OperationKey, type PathItem, type Services } from '../../core/plugin-api.js';
+import { type HttpMethod, type Services } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE, pathParameter, type OperationKey, type PathItem } from '../../core/kits/services/index.js';
 
 const ID = pathParameter('id', 'Instance id (12 hex characters)');
 const NAME = pathParameter('name', 'Application name');

@@ -1,4 +1,5 @@
-import { HttpError, scopeOf, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { HttpError, type HttpMethod, type PluginContext, type RouteHandler } from '../../core/plugin-api.js';
+import { scopeOf } from '../../core/kits/access-scope/index.js';
 import type { FanOutResult, Instance } from '../../core/domain/index.js';
 import { mapLimit } from '../../core/kits/runtime/index.js';
 import { BODY_METHODS, collectWithin, readRequestBody } from './body.js';

@@ -1,5 +1,6 @@
 import { LabelledCounts } from '../../core/kits/runtime/index.js';
-import { METRICS, definePlugin, type HttpMethod, type PluginContext, type RouteAccess, type RouteHandler } from '../../core/plugin-api.js';
+import { definePlugin, type HttpMethod, type PluginContext, type RouteAccess, type RouteHandler } from '../../core/plugin-api.js';
+import { METRICS } from '../../core/kits/services/index.js';
 import { proxyApi } from './api-description.js';
 import { applicationProxy } from './application-proxy.js';
 import { proxyConfigSchema, type ProxyConfig } from './config-schema.js';

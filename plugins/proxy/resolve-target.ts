@@ -1,4 +1,5 @@
-import { ENDPOINT_DETECTOR, HttpError, type EndpointDetectorService, type Registry, type Services } from '../../core/plugin-api.js';
+import { HttpError, type Registry, type Services } from '../../core/plugin-api.js';
+import { ENDPOINT_DETECTOR, type EndpointDetectorService } from '../../core/kits/services/index.js';
 import { endpointUrl, type Instance } from '../../core/domain/index.js';
 import { buildTarget, endpointLocation, type ProxyPath, type Target } from './target-url.js';
 

@@ -1,4 +1,5 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, pathParameter, type Services } from '../../core/plugin-api.js';
+import { type Services } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE, pathParameter } from '../../core/kits/services/index.js';
 
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -1,4 +1,5 @@
-import { HttpError, scopeOf, type PluginContext } from '../../core/plugin-api.js';
+import { HttpError, type PluginContext } from '../../core/plugin-api.js';
+import { scopeOf } from '../../core/kits/access-scope/index.js';
 
 export function applicationRoutes({ http, registry, views, bus, log }: PluginContext<unknown>): void {
   http.route('GET', '/applications', (req, res) => {

@@ -1,4 +1,6 @@
-import { EventApplications, HEALTH_GROUPS, HttpError, instanceIdOf, scopeOf, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { HttpError, instanceIdOf, type PluginContext, type VigilRequest } from '../../core/plugin-api.js';
+import { EventApplications, scopeOf } from '../../core/kits/access-scope/index.js';
+import { HEALTH_GROUPS } from '../../core/kits/services/index.js';
 import { parseRegistration } from '../../core/domain/index.js';
 import { turnSlot } from '../../core/kits/runtime/index.js';
 

@@ -1,4 +1,5 @@
-import { API_DESCRIPTION, ERROR_RESPONSE, pathParameter, type Services } from '../../core/plugin-api.js';
+import { type Services } from '../../core/plugin-api.js';
+import { API_DESCRIPTION, ERROR_RESPONSE, pathParameter } from '../../core/kits/services/index.js';
 
 /** A Server-Sent Events body: JSON Schema can only say it is text, so the description says the rest. */
 const stream = (what: string) => ({

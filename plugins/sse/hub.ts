@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { ALL_APPLICATIONS, EventApplications, HttpError, type ApplicationScope, type InstanceChange, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
+import { ALL_APPLICATIONS, HttpError, type ApplicationScope, type InstanceChange, type JsonViews, type Logger, type Registry } from '../../core/plugin-api.js';
+import { EventApplications } from '../../core/kits/access-scope/index.js';
 import type { Instance, InstanceEvent } from '../../core/domain/index.js';
 import { PING, frame, joinFrames, type Frame } from './frames.js';
 import { namesTouchedBy, replayFrames, type EarlierEvents } from './replay.js';

@@ -1,4 +1,5 @@
-import { METRICS, definePlugin } from '../../core/plugin-api.js';
+import { definePlugin } from '../../core/plugin-api.js';
+import { METRICS } from '../../core/kits/services/index.js';
 import { streamsApi } from './api-description.js';
 import { configSchema, type SseConfig } from './config-schema.js';
 import { StreamHub } from './hub.js';

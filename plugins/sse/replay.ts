@@ -1,5 +1,6 @@
 import type { InstanceEvent } from '../../core/domain/index.js';
-import { ALL_APPLICATIONS, EventApplications, type ApplicationScope, type JsonViews, type Registry } from '../../core/plugin-api.js';
+import { ALL_APPLICATIONS, type ApplicationScope, type JsonViews, type Registry } from '../../core/plugin-api.js';
+import { EventApplications } from '../../core/kits/access-scope/index.js';
 import { frame, type Frame } from './frames.js';
 import type { Topic } from './topic.js';
 

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { HttpError, scopeOf, type PluginContext, type RouteHandler, type VigilRequest } from '../../core/plugin-api.js';
+import { HttpError, type PluginContext, type RouteHandler, type VigilRequest } from '../../core/plugin-api.js';
+import { scopeOf } from '../../core/kits/access-scope/index.js';
 import { STREAM_HEADERS, lastEventIdOf } from './frames.js';
 import type { StreamHub } from './hub.js';
 import { earlierEvents } from './replay.js';

@@ -3,11 +3,9 @@ import * as assert from 'uvu/assert';
 import { toApplication } from '../../core/store/application.js';
 import { buildVersionOf, compareBuildVersions } from '../../core/store/build-version.js';
 import { emptyInstance } from '../../core/store/instance.js';
-import { createJsonViews } from '../../core/store/json-view.js';
 import { severity } from '../../core/store/status.js';
 import { tagsOf } from '../../core/store/tags.js';
-import type { Instance, InstanceEvent } from '../../core/store/types.js';
-import { DEFAULT_SANITIZE } from '../../config/defaults.js';
+import type { Instance } from '../../core/store/types.js';
 
 test('buildVersion: build.version, then flat build.version, then version; blank is UNKNOWN', () => {
   assert.is(buildVersionOf({ build: { version: '1.0' }, version: '2.0' }), '1.0');
@@ -63,36 +61,6 @@ test('application timestamp: the latest of one status; for RESTRICTED max(min(ot
     withStatus('3', 'OFFLINE', '2026-01-01T00:00:07Z'),
   ]);
   assert.is(mixed.statusTimestamp, '2026-01-01T00:00:07Z');
-});
-
-test('json views sanitise metadata everywhere and add the health endpoint', () => {
-  const views = createJsonViews(DEFAULT_SANITIZE);
-  const registration = {
-    name: 'shop', healthUrl: 'http://h/health', managementUrl: 'http://h', serviceUrl: null, source: 'http-api',
-    metadata: { 'user.password': 'secret1', PASSWORD: 'secret2', 'api-key': 'k', user: 'ops', 'vcap_services': 'v', credentialsFile: 'c', 'my.token': 't' },
-  };
-  const instance: Instance = { ...emptyInstance('i1'), version: 0, registered: true, registration, endpoints: [{ id: 'info', url: 'http://h/info' }] };
-  const view = views.instance(instance) as { registration: { metadata: Record<string, string> }; endpoints: unknown };
-  assert.equal(view.registration.metadata, {
-    'user.password': '******', PASSWORD: '******', 'api-key': '******', user: 'ops', vcap_services: '******', credentialsFile: '******', 'my.token': '******',
-  });
-  assert.equal(view.endpoints, [{ id: 'health', url: 'http://h/health' }, { id: 'info', url: 'http://h/info' }]);
-  assert.is(registration.metadata['user.password'], 'secret1', 'the stored value is untouched');
-  const event = { instance: 'i1', version: 0, seq: 1, timestamp: 't', type: 'REGISTERED', registration } as InstanceEvent;
-  const eventView = views.event(event) as { registration: { metadata: Record<string, string> }; seq?: number };
-  assert.is(eventView.registration.metadata.PASSWORD, '******');
-  assert.is(eventView.seq, undefined, 'seq is not on the wire');
-  const app = views.application(toApplication('shop', [instance])) as { instances: { registration: { metadata: Record<string, string> } }[] };
-  assert.is(app.instances[0]!.registration.metadata['api-key'], '******');
-  for (const draft of [
-    { type: 'STATUS_CHANGED', statusInfo: { status: 'UP', details: {} } },
-    { type: 'ENDPOINTS_DETECTED', endpoints: [] },
-    { type: 'INFO_CHANGED', info: { a: 1 } },
-    { type: 'DEREGISTERED' },
-  ]) {
-    const shown = views.event({ instance: 'i1', version: 1, seq: 2, timestamp: 't', ...draft } as InstanceEvent);
-    assert.equal(Object.keys(shown).sort(), ['instance', 'timestamp', 'type', 'version', ...Object.keys(draft).filter((k) => k !== 'type')].sort());
-  }
 });
 
 test.run();

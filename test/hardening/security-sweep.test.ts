@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HttpMethod } from '../../core/plugin-api.js';
-import { createJsonViews } from '../../core/store/json-view.js';
+import { createJsonViews } from '../../core/kits/views/index.js';
 import { replayFrames } from '../../plugins/sse/replay.js';
 import type { Topic } from '../../plugins/sse/topic.js';
 import { DEFAULT_APP_FOLDER } from '../../plugins/ui/app-folder.js';

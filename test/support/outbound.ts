@@ -1,6 +1,4 @@
-import { OutboundPolicy } from '../../core/outbound/policy.js';
-import type { SsrfSettings } from '../../core/outbound/ssrf-guard.js';
-import type { InstanceAuthSettings } from '../../core/store/credentials.js';
+import { OutboundPolicy, type InstanceAuthSettings, type SsrfSettings } from '../../core/kits/outbound/index.js';
 
 export const TEST_USER_AGENT = 'Vigil/test (node test-node)';
 

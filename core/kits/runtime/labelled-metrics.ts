@@ -1,4 +1,4 @@
-import type { HistogramSample, MetricLabels, MetricSample } from '../../plugin-api.js';
+import type { HistogramSample, MetricLabels, MetricSample } from '../services/index.js';
 
 /**
  * Counts for a `METRICS` contribution, kept by the plugin that contributes it: what it counts on

@@ -1,4 +1,5 @@
-import { HttpError, scopeOf, type HttpRoutes } from '../../../core/plugin-api.js';
+import { HttpError, type HttpRoutes } from '../../../core/plugin-api.js';
+import { scopeOf } from '../../../core/kits/access-scope/index.js';
 import { creatorOf, mayManageWindow } from './access.js';
 import { newWindowOf } from './request.js';
 import { WindowLimitError, type MaintenanceStore } from './store.js';

@@ -1,5 +1,6 @@
 import type { Endpoint, Instance, Registration } from '../../../core/domain/index.js';
-import type { InstanceHttpClient, InstanceRequestOptions, Logger } from '../../../core/plugin-api.js';
+import type { Logger } from '../../../core/plugin-api.js';
+import type { InstanceHttpClient, InstanceRequestOptions } from '../../../core/kits/services/index.js';
 import { emptyInstance } from '../../../core/store/instance.js';
 import type { TestKernel } from '../../../bin/testing.js';
 import { call } from '../../support/http.js';

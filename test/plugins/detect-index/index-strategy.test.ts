@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Endpoint } from '../../../core/domain/index.js';
-import type { InstanceHttpClient, InstanceResponse } from '../../../core/plugin-api.js';
+import type { InstanceHttpClient, InstanceResponse } from '../../../core/kits/services/index.js';
 import { ACTUATOR_ACCEPT as INDEX_ACCEPT } from '../../../core/kits/runtime/index.js';
 import { indexStrategy } from '../../../plugins/detect-index/index-strategy.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';

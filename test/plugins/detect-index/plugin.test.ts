@@ -1,9 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  DETECTION_STRATEGY, INSTANCE_HTTP, instanceHttpOf, type DetectionStrategy, type Logger, type PluginContext, type ServiceToken,
-  type Services,
-} from '../../../core/plugin-api.js';
+import { type Logger, type PluginContext, type ServiceToken, type Services } from '../../../core/plugin-api.js';
+import { DETECTION_STRATEGY, INSTANCE_HTTP, instanceHttpOf, type DetectionStrategy } from '../../../core/kits/services/index.js';
 import { checkPlugin } from '../../../bin/testing.js';
 import plugin from '../../../plugins/detect-index/index.js';
 import { instanceWith } from './fixtures.js';

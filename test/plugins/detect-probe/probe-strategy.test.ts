@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { InstanceHttpClient, InstanceResponse } from '../../../core/plugin-api.js';
+import type { InstanceHttpClient, InstanceResponse } from '../../../core/kits/services/index.js';
 import { parseProbeEntry, type ProbeEntry } from '../../../plugins/detect-probe/probe-entry.js';
 import { probeStrategy } from '../../../plugins/detect-probe/probe-strategy.js';
 import { FakeActuator } from '../../support/fake-actuator.js';

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LabelledCounts, LabelledHistogram } from '../../../core/kits/runtime/index.js';
-import { METRICS, type PluginContext, type VigilPlugin } from '../../../core/plugin-api.js';
+import { type PluginContext, type VigilPlugin } from '../../../core/plugin-api.js';
+import { METRICS } from '../../../core/kits/services/index.js';
 import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import { FakeActuator } from '../../support/fake-actuator.js';
 import { call } from '../../support/http.js';

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ENDPOINT_DETECTOR, definePlugin, type DetectionStrategy, type EndpointDetectorService, type VigilPlugin } from '../../../core/plugin-api.js';
+import { definePlugin, type VigilPlugin } from '../../../core/plugin-api.js';
+import { ENDPOINT_DETECTOR, type DetectionStrategy, type EndpointDetectorService } from '../../../core/kits/services/index.js';
 import type { Instance } from '../../../core/domain/index.js';
 import { ACTUATOR_V3, FakeActuator } from '../../support/fake-actuator.js';
 import { call, eventually } from '../../support/http.js';

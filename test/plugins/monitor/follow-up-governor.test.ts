@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { METRICS, type MetricFamily } from '../../../core/plugin-api.js';
+import { METRICS, type MetricFamily } from '../../../core/kits/services/index.js';
 import { ServiceRegistry } from '../../../core/services.js';
 import { CheckMetrics } from '../../../plugins/monitor/check-metrics.js';
 import { BUSY_UTILIZATION, eventLoopLoad, FollowUpGovernor } from '../../../plugins/monitor/follow-up-governor.js';

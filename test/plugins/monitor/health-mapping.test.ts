@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { InstanceResponse } from '../../../core/plugin-api.js';
+import type { InstanceResponse } from '../../../core/kits/services/index.js';
 import { InstanceCallError, toCallError } from '../../../plugins/monitor/call-error.js';
 import { monitorSchema } from '../../../plugins/monitor/config-schema.js';
 import { statusFromError, statusFromResponse } from '../../../plugins/monitor/health-mapping.js';

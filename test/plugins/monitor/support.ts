@@ -1,4 +1,5 @@
-import { DETECTION_STRATEGY, definePlugin, type DetectionStrategy, type VigilPlugin } from '../../../core/plugin-api.js';
+import { definePlugin, type VigilPlugin } from '../../../core/plugin-api.js';
+import { DETECTION_STRATEGY, type DetectionStrategy } from '../../../core/kits/services/index.js';
 import type { InstanceEvent } from '../../../core/domain/index.js';
 import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
 import type { FakeActuator } from '../../support/fake-actuator.js';

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { HttpError } from '../../../core/plugin-api.js';
 import { checkPlugin } from '../../../bin/testing.js';
 import { collectBody } from '../../../plugins/proxy/body.js';
-import { parseCidr } from '../../../core/outbound/cidr.js';
+import { parseCidr } from '../../../core/cidr.js';
 import { proxyConfigSchema } from '../../../plugins/proxy/config-schema.js';
 import { Exchange } from '../../../plugins/proxy/exchange.js';
 import { ClientGoneError, upstreamFailure } from '../../../plugins/proxy/forward.js';
@@ -12,7 +12,7 @@ import { filterHeaders, ignoredSet, upstreamHeaders } from '../../../plugins/pro
 import { ACTUATOR_ACCEPT as DEFAULT_ACCEPT, mapLimit } from '../../../core/kits/runtime/index.js';
 import { rawProxyPath } from '../../../plugins/proxy/request-path.js';
 import { ProxyRuntime } from '../../../plugins/proxy/runtime.js';
-import { SSRF_REFUSED } from '../../../core/outbound/ssrf-guard.js';
+import { SSRF_REFUSED } from '../../../core/errors.js';
 import { testOutbound } from '../../support/outbound.js';
 import { buildTarget, endpointLocation, parseProxyPath } from '../../../plugins/proxy/target-url.js';
 

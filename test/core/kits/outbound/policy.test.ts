@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { emptyInstance } from '../../../core/store/instance.js';
-import type { Instance, Registration } from '../../../core/store/types.js';
-import { testOutbound } from '../../support/outbound.js';
+import { emptyInstance } from '../../../../core/store/instance.js';
+import type { Instance, Registration } from '../../../../core/store/types.js';
+import { testOutbound } from '../../../support/outbound.js';
 
 function registered(overrides: Partial<Registration> = {}): Instance {
   const registration: Registration = {

@@ -1,5 +1,5 @@
-import { ALL_APPLICATIONS, type AccessDecision, type ApplicationScope } from '../contract/access.js';
-import type { Instance, InstanceEvent } from '../domain/index.js';
+import { ALL_APPLICATIONS, type AccessDecision, type ApplicationScope } from '../../plugin-api.js';
+import type { Instance, InstanceEvent } from '../../domain/index.js';
 
 /** The scope a request was decided with; every application when no check ran. */
 export function scopeOf(req: { readonly access?: AccessDecision | undefined }): ApplicationScope {

@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
-import type { Instance } from '../store/types.js';
-import { instanceAuthorization, type InstanceAuthSettings } from '../store/credentials.js';
+import type { Outbound } from '../../plugin-api.js';
+import type { Instance } from '../../domain/index.js';
+import { instanceAuthorization, type InstanceAuthSettings } from './credentials.js';
 import { SsrfGuard, SsrfRefusedError, type SsrfSettings } from './ssrf-guard.js';
 
 export interface OutboundSettings {
@@ -12,16 +13,15 @@ export interface OutboundSettings {
 
 /**
  * The one policy every call from Vigil to an instance goes through, whichever plugin makes it
- * (health, info, detection, the proxy, a third-party plugin's calls through `INSTANCE_HTTP`):
+ * (health, info, detection, the proxy, a third-party plugin's calls through `INSTANCE_HTTP`);
+ * plugins reach it as `ctx.outbound`, whose contract (`Outbound`) documents each member:
  * - credentials go only to the origins of the instance's own registration URLs, so an index
  *   that points an endpoint at another host cannot collect the operator's instance passwords;
  * - with `ssrf-protection` on, internal addresses are refused, before the call for IP literals
  *   and inside every connection for names (after DNS resolution);
- * - every call says who makes it (`User-Agent: Vigil/<version> (node <node-id>)`), so an
- *   instance's logs tell which node of a cluster checked it.
- * Plugins reach it as `ctx.outbound` and make their agents with `createAgent`.
+ * - every call says who makes it, so an instance's logs tell which node of a cluster checked it.
  */
-export class OutboundPolicy {
+export class OutboundPolicy implements Outbound {
   readonly #guard: SsrfGuard | undefined;
   #userAgent: string | undefined;
 
@@ -33,7 +33,6 @@ export class OutboundPolicy {
     return (this.#userAgent ??= this.settings.userAgent());
   }
 
-  /** Whether `url` is on the origin of one of the instance's registration URLs. */
   isOwnOrigin(instance: Instance, url: string | URL): boolean {
     const registration = instance.registration;
     if (!registration) return false;
@@ -43,17 +42,11 @@ export class OutboundPolicy {
       .some((own) => own !== null && originOf(own) === origin);
   }
 
-  /** The `Authorization` value for a call to `url` for this instance; never for another origin. */
   authorizationFor(instance: Instance, url: string | URL): string | undefined {
     const authorization = instanceAuthorization(instance.registration, this.settings.instanceAuth);
     return authorization !== undefined && this.isOwnOrigin(instance, url) ? authorization : undefined;
   }
 
-  /**
-   * An undici agent whose every request goes through this policy: refused before it is sent when
-   * SSRF protection forbids its scheme or address, re-checked at connect time for names, and sent
-   * with Vigil's User-Agent.
-   */
   async refusalOf(url: string | URL): Promise<Error | undefined> {
     if (!this.#guard) return undefined;
     let parsed: URL;
@@ -65,6 +58,7 @@ export class OutboundPolicy {
     return this.#guard.check(parsed);
   }
 
+  /** Refused before it is sent when SSRF protection forbids the scheme or address, re-checked at connect time for names. */
   createAgent(options: Agent.Options = {}): Dispatcher {
     const guard = this.#guard;
     const connect = guard ? { ...(typeof options.connect === 'object' ? options.connect : {}), lookup: guard.connectLookup() } : options.connect;

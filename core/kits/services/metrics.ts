@@ -1,4 +1,4 @@
-import { defineToken } from './tokens.js';
+import { defineToken } from '../../plugin-api.js';
 
 /**
  * Metrics a plugin contributes to `GET /metrics`, under `METRICS`, one contribution per metric
@@ -8,7 +8,7 @@ import { defineToken } from './tokens.js';
  * The description is plain data, so a third-party plugin needs no metrics library (and no second
  * copy of one): a family says what it is, and `collect()` gives its current samples when
  * Prometheus scrapes. Values are computed then, not per event: a plugin keeps only counters (the
- * `LabelledCounts` and `LabelledHistogram` helpers below) and reads gauges from its own state.
+ * `LabelledCounts` and `LabelledHistogram` of `vigil/runtime`) and reads gauges from its own state.
  *
  * Rules the `metrics` plugin enforces when it starts (a family that breaks one stops start-up,
  * naming the family):

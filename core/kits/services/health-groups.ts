@@ -1,4 +1,4 @@
-import { defineToken } from './tokens.js';
+import { defineToken } from '../../plugin-api.js';
 
 /**
  * The health groups each instance reported (Spring Boot's `groups` array in the health body,

@@ -1,4 +1,4 @@
-import { defineToken } from './tokens.js';
+import { defineToken } from '../../plugin-api.js';
 
 /**
  * A plugin's part of the OpenAPI 3.1 document served at `GET /openapi.json`, contributed under

@@ -1,17 +1,5 @@
-import { visibleEndpoints } from './instance.js';
-import { MASK } from './mask.js';
-import type { Application, Endpoint, Instance, InstanceEvent, Registration } from './types.js';
-import { maskUrlPassword } from './url-credentials.js';
-
-export { MASK };
-
-/** The wire form of the domain values. Every output goes through these, so sanitising cannot be skipped. */
-export interface JsonViews {
-  registration(registration: Registration): Record<string, unknown>;
-  instance(instance: Instance): Record<string, unknown>;
-  event(event: InstanceEvent): Record<string, unknown>;
-  application(application: Application): Record<string, unknown>;
-}
+import type { JsonViews } from '../../plugin-api.js';
+import { MASK, maskUrlPassword, visibleEndpoints, type Application, type Endpoint, type Instance, type InstanceEvent, type Registration } from '../../domain/index.js';
 
 /**
  * Builds the views for a list of `metadata-keys-to-sanitize` patterns: a metadata value whose key

@@ -1,4 +1,4 @@
-import type { Registration } from './types.js';
+import type { Registration } from '../../domain/index.js';
 
 /** `instance-auth`: credentials Vigil sends to instances whose metadata carries none. */
 export interface InstanceAuthSettings {

@@ -1,7 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { VigilError, type ErrorCode } from '../errors.js';
-import { parseCidr } from './cidr.js';
+import { SSRF_REFUSED, VigilError, parseCidr } from '../../plugin-api.js';
 import { embeddedIpv4 } from './embedded-ipv4.js';
 
 export interface SsrfSettings {
@@ -14,9 +13,6 @@ export interface SsrfSettings {
 export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
 const defaultResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true, verbatim: true }, callback);
-
-/** The code of every refusal, so callers can tell it from a failed connection (the proxy answers 403). */
-export const SSRF_REFUSED = 'ERR_SSRF_REFUSED' satisfies ErrorCode;
 
 /** A call the SSRF guard refused; its `code` is `SSRF_REFUSED`. */
 export class SsrfRefusedError extends VigilError {

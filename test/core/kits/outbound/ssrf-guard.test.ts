@@ -1,16 +1,16 @@
 import type { LookupAddress } from 'node:dns';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HttpError } from '../../../core/plugin-api.js';
-import { embeddedIpv4, ipv6Groups } from '../../../core/outbound/embedded-ipv4.js';
-import { SSRF_REFUSED, SsrfGuard, type Resolver } from '../../../core/outbound/ssrf-guard.js';
-import { startTestKernel } from '../../../bin/testing.js';
-import { Exchange } from '../../../plugins/proxy/exchange.js';
-import { callUpstream } from '../../../plugins/proxy/forward.js';
-import { FakeActuator } from '../../support/fake-actuator.js';
-import { call } from '../../support/http.js';
-import { testOutbound } from '../../support/outbound.js';
-import { proxyKernel, registerDetected } from '../../plugins/proxy/helpers.js';
+import { HttpError, SSRF_REFUSED } from '../../../../core/plugin-api.js';
+import { embeddedIpv4, ipv6Groups } from '../../../../core/kits/outbound/embedded-ipv4.js';
+import { SsrfGuard, type Resolver } from '../../../../core/kits/outbound/index.js';
+import { startTestKernel } from '../../../../bin/testing.js';
+import { Exchange } from '../../../../plugins/proxy/exchange.js';
+import { callUpstream } from '../../../../plugins/proxy/forward.js';
+import { FakeActuator } from '../../../support/fake-actuator.js';
+import { call } from '../../../support/http.js';
+import { testOutbound } from '../../../support/outbound.js';
+import { proxyKernel, registerDetected } from '../../../plugins/proxy/helpers.js';
 
 const settings = (extra: Record<string, unknown> = {}) => ({ enabled: true, 'allowed-cidrs': [] as string[], 'allowed-schemes': ['http', 'https'], ...extra });
 

@@ -1,0 +1,151 @@
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * Gives back the heap a burst left committed, once the daemon is steady again.
+ *
+ * A full collection compacts only the old generation's emptiest pages, and V8's memory reducer,
+ * which would compact the rest, waits for a moment when JavaScript allocates little: a daemon
+ * checking thousands of instances a second never has one. After a burst (a fleet registering at
+ * once, a reload of every instance) the old generation's pages stay half empty and committed for
+ * as long as no further burst comes. One compacting collection once the burst is over returns
+ * them; it pauses the loop once, for about as long as a full collection of the live heap takes.
+ */
+
+/** What is sampled: V8's old generation, in bytes. */
+export interface OldSpace {
+  readonly used: number;
+  readonly committed: number;
+}
+
+export interface SettleOptions {
+  /** Committed but unused bytes below which compacting is not worth a pause. */
+  readonly minSlack: number;
+  /** How much the committed size may grow between two samples and still count as steady. */
+  readonly steadyGrowth: number;
+  /** Consecutive steady samples before compacting: one is a lull inside a burst. */
+  readonly steadySamples: number;
+}
+
+export const DEFAULT_SETTLE_OPTIONS: SettleOptions = { minSlack: 32 * 2 ** 20, steadyGrowth: 2 ** 20, steadySamples: 2 };
+
+/**
+ * Decides, sample by sample, when to compact: the old generation stopped growing (V8 commits more
+ * of it only while more is promoted than its collections free, as in a burst), much more of it is
+ * committed than used, and it grew past what was committed after the last compaction (a heap that
+ * stays fragmented after one is not compacted again and again).
+ */
+export class SettleDecision {
+  readonly #options: SettleOptions;
+  #previousCommitted: number | undefined;
+  #steady = 0;
+  #committedAfterLast = 0;
+
+  constructor(options: SettleOptions = DEFAULT_SETTLE_OPTIONS) {
+    this.#options = options;
+  }
+
+  /** True when this sample calls for a compaction; then `compacted` is to be told what remained. */
+  shouldCompact(sample: OldSpace): boolean {
+    const grew = this.#previousCommitted === undefined || sample.committed > this.#previousCommitted + this.#options.steadyGrowth;
+    this.#steady = grew ? 0 : this.#steady + 1;
+    this.#previousCommitted = sample.committed;
+    return this.#steady >= this.#options.steadySamples
+      && sample.committed - sample.used >= this.#options.minSlack
+      && sample.committed >= this.#committedAfterLast + this.#options.minSlack;
+  }
+
+  compacted(after: OldSpace): void {
+    this.#committedAfterLast = after.committed;
+    this.#previousCommitted = after.committed;
+    this.#steady = 0;
+  }
+}
+
+export function readOldSpace(): OldSpace {
+  const old = getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
+  return { used: old?.space_used_size ?? 0, committed: old?.space_size ?? 0 };
+}
+
+/** A step that gives back less than this ends the compaction: the rest is not worth another pause. */
+const STEP_WORTH_BYTES = 4 * 2 ** 20;
+/** Steps are apart so the loop serves what waited during one before the next pause. */
+const STEP_GAP_MS = 250;
+const MAX_STEPS = 10;
+
+/**
+ * One full collection. Each one moves the live objects out of the emptiest pages, a bounded amount
+ * at a time (so the pause and the extra memory the move needs stay small), and returns the emptied
+ * pages; a few in a row compact what a burst left. V8 has no public call for it: it is run through
+ * the `gc` function V8 gives a context created while `--expose-gc` is on (the daemon's own global
+ * scope never gets one). Returns the bytes of old generation given back.
+ */
+export function compactStep(): number {
+  const before = readOldSpace().committed;
+  exposedGc()();
+  return before - readOldSpace().committed;
+}
+
+let gcFunction: (() => void) | undefined;
+
+function exposedGc(): () => void {
+  if (gcFunction) return gcFunction;
+  const global = (globalThis as { gc?: () => void }).gc;
+  if (global) return (gcFunction = global);
+  setFlagsFromString('--expose-gc');
+  try {
+    gcFunction = runInNewContext('gc') as () => void;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
+  return gcFunction;
+}
+
+export interface Settled {
+  readonly before: OldSpace;
+  readonly after: OldSpace;
+  readonly steps: number;
+  /** The longest single pause, in ms. */
+  readonly longestPauseMs: number;
+}
+
+export interface SettleRun {
+  readonly everyMs?: number;
+  readonly decision?: SettleDecision;
+}
+
+/**
+ * Samples the old generation every `everyMs` and, when the decision says so, compacts it in steps
+ * a quarter of a second apart until a step gives back little. The timers never keep the process
+ * alive. Returns the function that stops them.
+ */
+export function settleHeapAfterBursts(report: (settled: Settled) => void, run: SettleRun = {}): () => void {
+  const decision = run.decision ?? new SettleDecision();
+  let stepping: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const compact = (before: OldSpace, steps: number, longestPauseMs: number) => {
+    const started = performance.now();
+    const freed = compactStep();
+    const pause = Math.max(longestPauseMs, performance.now() - started);
+    if (!stopped && freed >= STEP_WORTH_BYTES && steps + 1 < MAX_STEPS) {
+      stepping = setTimeout(() => compact(before, steps + 1, pause), STEP_GAP_MS).unref();
+      return;
+    }
+    stepping = undefined;
+    const after = readOldSpace();
+    decision.compacted(after);
+    report({ before, after, steps: steps + 1, longestPauseMs: pause });
+  };
+
+  const sampler = setInterval(() => {
+    if (stepping) return;
+    const sample = readOldSpace();
+    if (decision.shouldCompact(sample)) compact(sample, 0, 0);
+  }, run.everyMs ?? 5_000).unref();
+  return () => {
+    stopped = true;
+    clearInterval(sampler);
+    clearTimeout(stepping);
+  };
+}

@@ -1,0 +1,9 @@
+import type { Application, Instance, InstanceEvent, Registration } from '../store/types.js';
+
+/** The wire form of the domain values. Every output goes through these, so sanitising cannot be skipped. */
+export interface JsonViews {
+  registration(registration: Registration): Record<string, unknown>;
+  instance(instance: Instance): Record<string, unknown>;
+  event(event: InstanceEvent): Record<string, unknown>;
+  application(application: Application): Record<string, unknown>;
+}

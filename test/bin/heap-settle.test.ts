@@ -1,0 +1,91 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SettleDecision, compactStep, readOldSpace, settleHeapAfterBursts, type Settled } from '../../bin/heap-settle.js';
+
+const MB = 2 ** 20;
+const options = { minSlack: 32 * MB, steadyGrowth: MB, steadySamples: 2 };
+
+test('no compaction while the old generation grows, however much of it is unused', () => {
+  const decision = new SettleDecision(options);
+  assert.is(decision.shouldCompact({ used: 60 * MB, committed: 100 * MB }), false);
+  assert.is(decision.shouldCompact({ used: 70 * MB, committed: 120 * MB }), false);
+  assert.is(decision.shouldCompact({ used: 60 * MB, committed: 140 * MB }), false);
+});
+
+test('compacts once the committed size held for two samples with much of it unused', () => {
+  const decision = new SettleDecision(options);
+  assert.is(decision.shouldCompact({ used: 60 * MB, committed: 140 * MB }), false);
+  // A collection in between lowers what is used: still steady, since nothing more was committed.
+  assert.is(decision.shouldCompact({ used: 80 * MB, committed: 140 * MB }), false);
+  assert.is(decision.shouldCompact({ used: 62 * MB, committed: 140.5 * MB }), true);
+});
+
+test('a steady heap with little slack is left alone', () => {
+  const decision = new SettleDecision(options);
+  for (let i = 0; i < 5; i++) assert.is(decision.shouldCompact({ used: 80 * MB, committed: 100 * MB }), false);
+});
+
+test('after a compaction, a heap that stays fragmented is compacted again only once it grew again', () => {
+  const decision = new SettleDecision(options);
+  decision.shouldCompact({ used: 60 * MB, committed: 140 * MB });
+  decision.shouldCompact({ used: 60 * MB, committed: 140 * MB });
+  assert.is(decision.shouldCompact({ used: 60 * MB, committed: 140 * MB }), true);
+  decision.compacted({ used: 60 * MB, committed: 100 * MB });
+  for (let i = 0; i < 4; i++) assert.is(decision.shouldCompact({ used: 60 * MB, committed: 100 * MB }), false, 'the same fragmentation again');
+  // Another burst: committed grows by more than the slack, then holds.
+  assert.is(decision.shouldCompact({ used: 70 * MB, committed: 150 * MB }), false);
+  assert.is(decision.shouldCompact({ used: 70 * MB, committed: 150 * MB }), false);
+  assert.is(decision.shouldCompact({ used: 70 * MB, committed: 150 * MB }), true);
+});
+
+/**
+ * Leaves this process's old generation fragmented: many small objects promoted together, then
+ * five in six of them dropped and collected, so most pages stay committed with a sixth of them live.
+ */
+function fragmentHeap(): object[][] {
+  const survivors = promoteAndDrop();
+  // One collection frees the dropped objects; the pages they shared with survivors stay committed.
+  compactStep();
+  const { used, committed } = readOldSpace();
+  assert.ok(committed - used > 32 * MB, `the heap is fragmented: ${Math.round(used / MB)} of ${Math.round(committed / MB)} MB used`);
+  return survivors;
+}
+
+function promoteAndDrop(): object[][] {
+  const kept: object[][] = [];
+  for (let round = 0; round < 12; round++) {
+    const all: object[] = [];
+    for (let i = 0; i < 200_000; i++) all.push({ i, text: `instance-${i}` });
+    kept.push(all);
+  }
+  return kept.map((all) => all.filter((_, i) => i % 6 === 0));
+}
+
+test('a compaction step gives back the pages a burst left half empty', () => {
+  const survivors = fragmentHeap();
+  const before = readOldSpace();
+  let freed = 0;
+  for (let i = 0; i < 10; i++) freed += compactStep();
+  const after = readOldSpace();
+  assert.ok(freed > (before.committed - before.used) / 2, `gave back ${Math.round(freed / MB)} MB`);
+  assert.ok(after.committed < before.committed, 'committed less than before');
+  assert.is(survivors.length, 12);
+});
+
+test('the sampler compacts a fragmented heap once it is steady, and reports it', async () => {
+  const survivors = fragmentHeap();
+  // The sampler's timers never hold the process open; this test's wait must.
+  const holdOpen = setInterval(() => undefined, 1000);
+  const settled = await new Promise<Settled>((resolve) => {
+    const stop = settleHeapAfterBursts((result) => {
+      stop();
+      resolve(result);
+    }, { everyMs: 20, decision: new SettleDecision({ minSlack: 8 * MB, steadyGrowth: MB, steadySamples: 1 }) });
+  }).finally(() => clearInterval(holdOpen));
+  assert.ok(settled.steps >= 1);
+  assert.ok(settled.after.committed < settled.before.committed, `${Math.round(settled.before.committed / MB)} → ${Math.round(settled.after.committed / MB)} MB`);
+  assert.ok(settled.longestPauseMs > 0);
+  assert.is(survivors.length, 12);
+});
+
+test.run();
