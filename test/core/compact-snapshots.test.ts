@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { EventBus } from '../../core/bus.js';
 import type { RemoteHistories } from '../../core/contract/event-log.js';
 import { changeInfoCommand, changeStatusCommand, detectEndpointsCommand } from '../../core/store/commands.js';
-import { createJsonViews } from '../../core/store/json-view.js';
+import { createJsonViews } from '../../core/kits/views/index.js';
 import { MemoryEventLog } from '../../core/store/memory-event-log.js';
 import { InstanceRegistry } from '../../core/store/registry.js';
 import type { Endpoint, Registration } from '../../core/store/types.js';
