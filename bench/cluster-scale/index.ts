@@ -33,6 +33,8 @@ const STATUS_INTERVAL_MS = 10_000;
 const HEARTBEAT_INTERVAL_MS = 2000;
 const COVERAGE_STEP_MS = 250;
 const PLUGINS = 'plugins: [rest-api, sse, proxy, monitor, detect-index, detect-probe]';
+/** Extra node flags for the daemons when looking into them (`--trace-gc`): each one's output goes to a file. */
+const NODE_OPTIONS = (process.env.BENCH_CLUSTER_SCALE_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 
 const COVERAGE: FigureSpec = { name: 'cluster-scale-coverage', target: 1, kind: 'min' };
 const NODE_RSS: FigureSpec = { name: 'cluster-scale-node-rss-mb', target: 300, kind: 'max', unit: 'MB' };
@@ -124,7 +126,7 @@ async function measure(lines: readonly string[], instances: number, nodes: numbe
       writeFileSync(file, ['host: 127.0.0.1', 'log-level: warn', ...lines, ...cluster, ''].join('\n'));
       files.push(file);
       const port = await freePort();
-      daemons.push(await startDaemon(file, port));
+      daemons.push(await startDaemon(file, port, NODE_OPTIONS));
       urls.push(`http://127.0.0.1:${port}`);
     }
     if (redis) await sleep(HEARTBEAT_INTERVAL_MS * 2);
@@ -143,7 +145,8 @@ async function measure(lines: readonly string[], instances: number, nodes: numbe
     const from = Date.now();
     const meters = daemons.map((daemon) => new ProcessMeter(daemon.pid!));
     const fleetMeter = new ProcessMeter(fleet.pid!);
-    await sleep(SECONDS * 1000);
+    // Long enough for several coverage windows whatever the interval: a stretch shorter than one has none to measure.
+    await sleep(Math.max(SECONDS * 1000, 3 * coverageWindowMs));
     const usages = meters.map((meter) => meter.stop());
     const fleetUsage = fleetMeter.stop();
     const to = Date.now();
