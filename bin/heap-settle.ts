@@ -25,40 +25,53 @@ export interface SettleOptions {
   readonly steadyGrowth: number;
   /** Consecutive steady samples before compacting: one is a lull inside a burst. */
   readonly steadySamples: number;
+  /** Samples after a compaction that gave back little before the same heap is tried again; doubles each time, up to `maxRetrySamples`. */
+  readonly retrySamples: number;
+  readonly maxRetrySamples: number;
 }
 
-export const DEFAULT_SETTLE_OPTIONS: SettleOptions = { minSlack: 32 * 2 ** 20, steadyGrowth: 2 ** 20, steadySamples: 2 };
+/** At one sample every 5 s: tried again after 1 minute, then 2, 4, 8 and 16 at most. */
+export const DEFAULT_SETTLE_OPTIONS: SettleOptions = { minSlack: 32 * 2 ** 20, steadyGrowth: 2 ** 20, steadySamples: 2, retrySamples: 12, maxRetrySamples: 192 };
 
 /**
  * Decides, sample by sample, when to compact: the old generation stopped growing (V8 commits more
- * of it only while more is promoted than its collections free, as in a burst), much more of it is
- * committed than used, and it grew past what was committed after the last compaction (a heap that
- * stays fragmented after one is not compacted again and again).
+ * of it only while more is promoted than its collections free, as in a burst) and much more of it
+ * is committed than used. After a compaction, the next one waits until the heap grew past what was
+ * left committed, or, when the compaction gave back little (the burst was not over yet, or what
+ * is left is what V8 will not move), a while that doubles each time: a heap that stays fragmented
+ * is not compacted again and again.
  */
 export class SettleDecision {
   readonly #options: SettleOptions;
   #previousCommitted: number | undefined;
   #steady = 0;
   #committedAfterLast = 0;
+  #sinceLast = 0;
+  #retryAfter: number;
 
   constructor(options: SettleOptions = DEFAULT_SETTLE_OPTIONS) {
     this.#options = options;
+    this.#retryAfter = options.retrySamples;
   }
 
-  /** True when this sample calls for a compaction; then `compacted` is to be told what remained. */
+  /** True when this sample calls for a compaction; then `compacted` is to be told what it did. */
   shouldCompact(sample: OldSpace): boolean {
     const grew = this.#previousCommitted === undefined || sample.committed > this.#previousCommitted + this.#options.steadyGrowth;
     this.#steady = grew ? 0 : this.#steady + 1;
     this.#previousCommitted = sample.committed;
+    this.#sinceLast += 1;
     return this.#steady >= this.#options.steadySamples
       && sample.committed - sample.used >= this.#options.minSlack
-      && sample.committed >= this.#committedAfterLast + this.#options.minSlack;
+      && (sample.committed >= this.#committedAfterLast + this.#options.minSlack || this.#sinceLast >= this.#retryAfter);
   }
 
-  compacted(after: OldSpace): void {
+  compacted(before: OldSpace, after: OldSpace): void {
+    const gaveBackMuch = before.committed - after.committed >= this.#options.minSlack;
+    this.#retryAfter = gaveBackMuch ? this.#options.retrySamples : Math.min(2 * this.#retryAfter, this.#options.maxRetrySamples);
     this.#committedAfterLast = after.committed;
     this.#previousCommitted = after.committed;
     this.#steady = 0;
+    this.#sinceLast = 0;
   }
 }
 
@@ -67,8 +80,13 @@ export function readOldSpace(): OldSpace {
   return { used: old?.space_used_size ?? 0, committed: old?.space_size ?? 0 };
 }
 
-/** A step that gives back less than this ends the compaction: the rest is not worth another pause. */
+/**
+ * A step that gives back less than this ends the compaction: the rest is not worth another pause.
+ * The first step is never the last: it may only free what died since the last full collection, and
+ * learn which pages are the emptiest, for the next one to move.
+ */
 const STEP_WORTH_BYTES = 4 * 2 ** 20;
+const MIN_STEPS = 2;
 /** Steps are apart so the loop serves what waited during one before the next pause. */
 const STEP_GAP_MS = 250;
 const MAX_STEPS = 10;
@@ -128,13 +146,13 @@ export function settleHeapAfterBursts(report: (settled: Settled) => void, run: S
     const started = performance.now();
     const freed = compactStep();
     const pause = Math.max(longestPauseMs, performance.now() - started);
-    if (!stopped && freed >= STEP_WORTH_BYTES && steps + 1 < MAX_STEPS) {
+    if (!stopped && (steps + 1 < MIN_STEPS || freed >= STEP_WORTH_BYTES) && steps + 1 < MAX_STEPS) {
       stepping = setTimeout(() => compact(before, steps + 1, pause), STEP_GAP_MS).unref();
       return;
     }
     stepping = undefined;
     const after = readOldSpace();
-    decision.compacted(after);
+    decision.compacted(before, after);
     report({ before, after, steps: steps + 1, longestPauseMs: pause });
   };
 

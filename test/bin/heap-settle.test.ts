@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { SettleDecision, compactStep, readOldSpace, settleHeapAfterBursts, type Settled } from '../../bin/heap-settle.js';
 
 const MB = 2 ** 20;
-const options = { minSlack: 32 * MB, steadyGrowth: MB, steadySamples: 2 };
+const options = { minSlack: 32 * MB, steadyGrowth: MB, steadySamples: 2, retrySamples: 3, maxRetrySamples: 6 };
 
 test('no compaction while the old generation grows, however much of it is unused', () => {
   const decision = new SettleDecision(options);
@@ -25,17 +25,37 @@ test('a steady heap with little slack is left alone', () => {
   for (let i = 0; i < 5; i++) assert.is(decision.shouldCompact({ used: 80 * MB, committed: 100 * MB }), false);
 });
 
-test('after a compaction, a heap that stays fragmented is compacted again only once it grew again', () => {
-  const decision = new SettleDecision(options);
+test('after a compaction that gave back much, the next waits until the heap grew again by the slack', () => {
+  const decision = new SettleDecision({ ...options, retrySamples: 100 });
   decision.shouldCompact({ used: 60 * MB, committed: 140 * MB });
   decision.shouldCompact({ used: 60 * MB, committed: 140 * MB });
   assert.is(decision.shouldCompact({ used: 60 * MB, committed: 140 * MB }), true);
-  decision.compacted({ used: 60 * MB, committed: 100 * MB });
-  for (let i = 0; i < 4; i++) assert.is(decision.shouldCompact({ used: 60 * MB, committed: 100 * MB }), false, 'the same fragmentation again');
+  decision.compacted({ used: 60 * MB, committed: 140 * MB }, { used: 60 * MB, committed: 100 * MB });
+  for (let i = 0; i < 10; i++) assert.is(decision.shouldCompact({ used: 60 * MB, committed: 100 * MB }), false, 'the same fragmentation again');
   // Another burst: committed grows by more than the slack, then holds.
   assert.is(decision.shouldCompact({ used: 70 * MB, committed: 150 * MB }), false);
   assert.is(decision.shouldCompact({ used: 70 * MB, committed: 150 * MB }), false);
   assert.is(decision.shouldCompact({ used: 70 * MB, committed: 150 * MB }), true);
+});
+
+test('a compaction that gave back little (inside a burst) is tried again later, less and less often', () => {
+  const decision = new SettleDecision(options);
+  const steadyHeap = { used: 60 * MB, committed: 140 * MB };
+  const whenTried = (): number => {
+    for (let sample = 1; sample <= 20; sample++) if (decision.shouldCompact(steadyHeap)) return sample;
+    return -1;
+  };
+  assert.is(whenTried(), 3, 'first: after two steady samples');
+  decision.compacted(steadyHeap, { used: 60 * MB, committed: 139 * MB });
+  assert.is(whenTried(), 6, 'then after twice the retry');
+  decision.compacted(steadyHeap, { used: 60 * MB, committed: 139 * MB });
+  assert.is(whenTried(), 6, 'capped');
+  // One that gave back much resets the wait.
+  decision.compacted(steadyHeap, { used: 60 * MB, committed: 139 * MB });
+  decision.shouldCompact({ used: 60 * MB, committed: 180 * MB });
+  for (let i = 0; i < 3; i++) decision.shouldCompact({ used: 60 * MB, committed: 180 * MB });
+  decision.compacted({ used: 60 * MB, committed: 180 * MB }, { used: 60 * MB, committed: 100 * MB });
+  assert.is(whenTried(), 3, 'grew past what was left: as soon as it is steady again, without the wait');
 });
 
 /**
@@ -80,7 +100,7 @@ test('the sampler compacts a fragmented heap once it is steady, and reports it',
     const stop = settleHeapAfterBursts((result) => {
       stop();
       resolve(result);
-    }, { everyMs: 20, decision: new SettleDecision({ minSlack: 8 * MB, steadyGrowth: MB, steadySamples: 1 }) });
+    }, { everyMs: 20, decision: new SettleDecision({ ...options, minSlack: 8 * MB, steadySamples: 1 }) });
   }).finally(() => clearInterval(holdOpen));
   assert.ok(settled.steps >= 1);
   assert.ok(settled.after.committed < settled.before.committed, `${Math.round(settled.before.committed / MB)} → ${Math.round(settled.after.committed / MB)} MB`);
