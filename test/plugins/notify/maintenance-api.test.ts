@@ -153,10 +153,12 @@ test('recurring windows of notify.maintenance are listed with their current or n
     notify: { maintenance: [{ name: 'nightly', applications: ['orders'], schedule: '0 2 * * *', timezone: 'Europe/Berlin', duration: '1h', reason: 'backups' }] },
   });
   const [nightly] = await windows(tk);
-  const expected = nextWallClock(Date.now(), 'Europe/Berlin', '02:00');
+  // The occurrence running now (this test may run between 02:00 and 03:00 in Berlin), else the next.
+  const now = Date.now();
+  const expected = nextWallClock(now - 3_600_000, 'Europe/Berlin', '02:00');
   assert.equal(nightly, {
     id: 'nightly', applications: ['orders'], instances: [], start: new Date(expected).toISOString(), end: new Date(expected + 3_600_000).toISOString(),
-    active: false, reason: 'backups', createdBy: 'config', recurring: true, schedule: '0 2 * * *', timezone: 'Europe/Berlin', duration: 3_600_000,
+    active: expected <= now, reason: 'backups', createdBy: 'config', recurring: true, schedule: '0 2 * * *', timezone: 'Europe/Berlin', duration: 3_600_000,
   });
   const refused = await call('DELETE', `${tk.url}/maintenance/nightly`);
   assert.equal([refused.status, (refused.json as { message: string }).message],
