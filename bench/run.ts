@@ -9,7 +9,7 @@ import { notMeasured, resultLine, type Benchmark, type Figure } from './support.
  * folder under bench/ whose index exports `figures` (what it reports, with targets) and
  * `run(): Promise<Figure[]>`; every figure ends as one `RESULT <figure> value=<v> target=<t>
  * pass=yes|no` line, and a row in bench/REPORT.md. A benchmark that throws, or cannot run here,
- * costs only its own figures: they are reported as `value=NaN ... pass=no` with the reason, the
+ * costs only its own figures (those it had not yet handed over, for one of several parts): they are reported as `value=NaN ... pass=no` with the reason, the
  * others are still measured and recorded, and the run exits 1. BENCH_DIR and BENCH_REPORT point
  * the runner at other benchmarks and another report (its own tests do).
  */
@@ -56,27 +56,35 @@ for (const name of wanted.length > 0 ? wanted : available) {
     figures.push(notMeasured({ name, target: Number.NaN, kind: 'min' }, `the benchmark did not load: ${firstLine(bench)}`));
     continue;
   }
+  // Figures the benchmark handed over before it ended; a throw after them costs only the rest.
+  const handed = new Map<string, Figure>();
+  const hand = (list: readonly Figure[]) => {
+    for (const figure of list) handed.set(figure.name, figure);
+  };
   try {
     const aborted = new Promise<never>((_, reject) => { abortCurrent = reject; });
-    const measured = await Promise.race([bench.run(), aborted]);
+    hand(await Promise.race([bench.run(hand), aborted]));
     for (const spec of bench.figures) {
-      figures.push(measured.find((figure) => figure.name === spec.name) ?? notMeasured(spec, 'the benchmark did not report it'));
+      figures.push(handed.get(spec.name) ?? notMeasured(spec, 'the benchmark did not report it'));
     }
-    for (const figure of measured.filter((figure) => !bench.figures.some((spec) => spec.name === figure.name))) {
+    for (const figure of [...handed.values()].filter((figure) => !bench.figures.some((spec) => spec.name === figure.name))) {
       console.log(`${name}: reports \`${figure.name}\`, which it does not declare in \`figures\``);
       figures.push(figure);
     }
   } catch (error) {
     console.log(`${name}: could not run: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-    figures.push(...bench.figures.map((spec) => notMeasured(spec, firstLine(error))));
+    figures.push(...bench.figures.map((spec) => handed.get(spec.name) ?? notMeasured(spec, firstLine(error))));
   } finally {
     abortCurrent = undefined;
   }
 }
-writeReport(figures, reportPath, declared);
+// A part not asked for leaves its rows as they are, as a benchmark not asked for does.
+const run = figures.filter((figure) => !figure.notRun);
+writeReport(run, reportPath, declared);
 console.log(`report: ${reportPath}`);
 // Why each figure was not measured, then every figure: the reasons stay next to the results.
-const unmeasured = figures.filter((figure) => figure.failure !== undefined);
+for (const figure of figures.filter((figure) => figure.notRun)) console.log(`${figure.name}: not run: ${figure.failure}`);
+const unmeasured = run.filter((figure) => figure.failure !== undefined);
 for (const figure of unmeasured) console.log(`${figure.name}: not measured: ${figure.failure}`);
-for (const figure of figures) console.log(resultLine(figure));
+for (const figure of run) console.log(resultLine(figure));
 if (unmeasured.length > 0) process.exitCode = 1;

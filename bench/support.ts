@@ -36,16 +36,31 @@ export interface Figure extends FigureSpec {
   readonly ratio?: number;
   /** Why the figure was not measured: the benchmark failed, or could not run here. */
   readonly failure?: string;
+  /**
+   * The figure's part was not asked for in this run (an environment variable chose another): no
+   * RESULT line, its row in the report stays as it was, and the run does not fail for it.
+   */
+  readonly notRun?: true;
 }
 
 /** What `bench/NAME/index.ts` exports. */
 export interface Benchmark {
   readonly figures: readonly FigureSpec[];
-  run(): Promise<Figure[]>;
+  /**
+   * Measures every figure. A benchmark of several parts hands each part's figures to `measured`
+   * as soon as it has them: when a later part throws, those stay measured and only the figures
+   * not handed over are reported not measured.
+   */
+  run(measured: (figures: readonly Figure[]) => void): Promise<Figure[]>;
 }
 
 export function notMeasured(spec: FigureSpec, reason: string): Figure {
   return { ...spec, value: Number.NaN, failure: reason };
+}
+
+/** A figure whose part this run did not ask for (see `Figure.notRun`). */
+export function notRun(spec: FigureSpec, reason: string): Figure {
+  return { ...spec, value: Number.NaN, failure: reason, notRun: true };
 }
 
 export function passes(figure: Figure): boolean {

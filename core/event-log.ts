@@ -8,7 +8,7 @@
  */
 export {
   EVENT_LOG, StaleFenceError, StoreUnavailableError, VersionConflictError,
-  type EventLog, type Fence, type InstanceTransition, type LogReceiver, type NewEvent,
+  type EventLog, type Fence, type InstanceTransition, type LogReceiver, type NewEvent, type RemoteHistories,
 } from './contract/event-log.js';
 export { compactionKind } from './store/held-events.js';
 export { storedEvent } from './store/event-shape.js';

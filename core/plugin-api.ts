@@ -282,6 +282,16 @@ export interface Registry {
   eventsOf(id: string): readonly InstanceEvent[];
   /** Held events recorded after the event with this `seq`; how streams resume. */
   eventsSince(seq: number): InstanceEvent[];
+  /**
+   * `eventsSince` and `eventsOf` hold every event after this seq (0: they hold everything). A
+   * cluster node holds the whole history only of some instances and the newest events of all;
+   * what is older it reads with `readEvents` and `readEventsOf`.
+   */
+  readonly completeAfter: number;
+  /** Every event with `after < seq <= upTo` (default: `lastSeq`), oldest first, in batches read as consumed. */
+  readEvents(after: number, upTo?: number): AsyncIterable<readonly InstanceEvent[]>;
+  /** The whole history of one instance up to `lastSeq`, wherever it is held. */
+  readEventsOf(id: string): Promise<readonly InstanceEvent[]>;
   /** `seq` of the newest event applied to this node's snapshot. */
   readonly lastSeq: number;
   /**
@@ -376,8 +386,11 @@ export interface HttpRoutes {
   readJson(req: VigilRequest): Promise<unknown>;
   /** Writes a JSON response. */
   sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void;
-  /** A JSON array of `view(item)` for each item, written in pieces as the socket takes them (large lists). */
-  sendJsonArray<T>(res: ServerResponse, status: number, items: readonly T[], view: (item: T) => unknown, headers?: Record<string, string>): Promise<void>;
+  /**
+   * A JSON array of `view(item)` for each item, written in pieces as the socket takes them (large
+   * lists); `items` may come in batches read as they are written (`Registry.readEvents`).
+   */
+  sendJsonArray<T>(res: ServerResponse, status: number, items: readonly T[] | AsyncIterable<readonly T[]>, view: (item: T) => unknown, headers?: Record<string, string>): Promise<void>;
   /** Writes the contract's JSON error body `{timestamp,status,error,message,path}`. */
   sendError(req: VigilRequest, res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void;
   /** Every route registered so far, as `METHOD /full/path` (for audits such as the auth sweep). */

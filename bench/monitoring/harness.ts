@@ -17,11 +17,22 @@ import type { FleetReply, FleetRequest } from './fleet-protocol.js';
 const REGISTRATION_CONCURRENCY = 32;
 const APPLICATIONS = 100;
 
-/** POST /instances for the whole fleet, a bounded number at a time. */
-export async function registerFleet(urls: string | readonly string[], ports: number[], instances: number, from = 0): Promise<void> {
+/** How often one registration is tried again after a 503 before the run gives up on it. */
+const REGISTRATION_RETRIES = 10;
+/** The wait after a 503 that names no `Retry-After`. */
+const DEFAULT_RETRY_AFTER_MS = 1000;
+
+/**
+ * POST /instances for the whole fleet, a bounded number at a time. A 503 with `Retry-After` (a
+ * node that cannot reach Redis for a moment) is tried again after that wait, as a real client
+ * does: the run fails only when one registration keeps being refused. Resolves with how many
+ * retries it took, for the run's output.
+ */
+export async function registerFleet(urls: string | readonly string[], ports: number[], instances: number, from = 0): Promise<number> {
   const targets = typeof urls === 'string' ? [urls] : urls;
   const agent = new Agent({ connections: REGISTRATION_CONCURRENCY });
   let next = 0;
+  let retries = 0;
   const worker = async () => {
     for (let n = from + next++; n < instances; n = from + next++) {
       const base = `http://127.0.0.1:${ports[n % ports.length]}/i/${n}`;
@@ -32,9 +43,14 @@ export async function registerFleet(urls: string | readonly string[], ports: num
         serviceUrl: `${base}/`,
         metadata: { 'tags.fleet': 'bench', startup: '2026-01-01T00:00:00Z' },
       });
-      const res = await request(`${targets[n % targets.length]}/instances`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body });
-      await res.body.dump();
-      if (res.statusCode !== 201) throw new Error(`registration ${n} failed: ${res.statusCode}`);
+      for (let attempt = 0; ; attempt += 1) {
+        const res = await request(`${targets[n % targets.length]}/instances`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body });
+        await res.body.dump();
+        if (res.statusCode === 201) break;
+        if (res.statusCode !== 503 || attempt >= REGISTRATION_RETRIES) throw new Error(`registration ${n} failed: ${res.statusCode}${attempt > 0 ? ` after ${attempt} retries` : ''}`);
+        retries += 1;
+        await sleep(retryAfterMs(res.headers['retry-after']));
+      }
     }
   };
   try {
@@ -42,6 +58,13 @@ export async function registerFleet(urls: string | readonly string[], ports: num
   } finally {
     await agent.close();
   }
+  return retries;
+}
+
+/** A `Retry-After` in seconds (the form Vigil sends) as milliseconds; a default when absent or unreadable. */
+function retryAfterMs(header: string | string[] | undefined): number {
+  const seconds = Number(Array.isArray(header) ? header[0] : header);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_RETRY_AFTER_MS;
 }
 
 /** Until every instance's info was requested: it was UP, its endpoints were detected, its info read. */

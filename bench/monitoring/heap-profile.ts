@@ -2,7 +2,10 @@ import { readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startRedis, type RedisProcess } from '../../test/support/redis-server.js';
+import { findBinary } from '../../test/support/binaries.js';
 import { stopProcess } from '../support.js';
 import type { FleetReply, FleetRequest } from './fleet-protocol.js';
 import { ask, freePort, registerFleet, startChild, startDaemon, waitForFleet } from './harness.js';
@@ -11,24 +14,51 @@ import { memoryOf } from './proc-stats.js';
 /**
  * A diagnostic, not a benchmark: the daemon with the default plugins monitoring N fake instances,
  * a heap snapshot taken (SIGUSR2) once the steady state is reached, written to a folder for
- * heap-analyse.js. `node dist/bench/monitoring/heap-profile.js N OUT_DIR`.
+ * heap-analyse.js. `node dist/bench/monitoring/heap-profile.js N OUT_DIR`. With
+ * HEAP_PROFILE_CLUSTER_NODES=K, K nodes share one Redis (cluster-redis) and the first one's heap
+ * is taken: what a node holds of its share; HEAP_PROFILE_STATUS_INTERVAL_MS slows the checks so a
+ * loaded machine carries the fleet (memory does not depend on the rate).
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const instances = Number(process.argv[2] ?? 20_000);
 const out = process.argv[3] ?? join(tmpdir(), 'vigil-heap');
 const extra = (process.env.HEAP_PROFILE_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
+const clusterNodes = Number(process.env.HEAP_PROFILE_CLUSTER_NODES ?? 0);
+const statusIntervalMs = Number(process.env.HEAP_PROFILE_STATUS_INTERVAL_MS ?? 0);
 mkdirSync(out, { recursive: true });
 
 const fleet = await startChild(join(here, 'fake-fleet.js'), [String(instances), '4']);
-const config = join(tmpdir(), `vigil-heap-profile-${process.pid}.yaml`);
-writeFileSync(config, ['host: 127.0.0.1', 'log-level: warn', 'plugins: [rest-api, sse, proxy, monitor, detect-index, detect-probe]', ''].join('\n'));
+let redis: RedisProcess | undefined;
+if (clusterNodes > 0) {
+  const binary = findBinary('redis-server', 'apt-get install redis-server').path;
+  if (!binary) throw new Error('redis-server is not installed (apt-get install redis-server)');
+  redis = await startRedis(binary);
+}
+const configs = Array.from({ length: Math.max(1, clusterNodes) }, (_, n) => {
+  const file = join(tmpdir(), `vigil-heap-profile-${process.pid}-n${n + 1}.yaml`);
+  writeFileSync(file, ['host: 127.0.0.1', 'log-level: warn',
+    `plugins: [rest-api, sse, proxy, monitor, detect-index, detect-probe${redis ? ', cluster-redis' : ''}]`,
+    ...(statusIntervalMs > 0 ? [`monitor: { status-interval: ${statusIntervalMs}ms }`] : []),
+    ...(redis ? [`cluster-redis: { url: "${redis.url}", node-id: n${n + 1} }`] : []), ''].join('\n'));
+  return file;
+});
+const others: ChildProcess[] = [];
 try {
   const { ports } = await ask<FleetRequest, FleetReply, 'ready'>(fleet, undefined, 'ready');
   const port = await freePort();
-  const daemon = await startDaemon(config, port, ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${out}`, ...extra]);
+  const daemon = await startDaemon(configs[0]!, port, ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${out}`, ...extra]);
+  const urls = [`http://127.0.0.1:${port}`];
+  for (const config of configs.slice(1)) {
+    const otherPort = await freePort();
+    others.push(await startDaemon(config, otherPort));
+    urls.push(`http://127.0.0.1:${otherPort}`);
+  }
+  // The nodes see each other before the first registration, so each holds only its share.
+  if (redis) await sleep(4000);
   try {
     const started = Date.now();
-    await registerFleet(`http://127.0.0.1:${port}`, ports, instances);
+    const retries = await registerFleet(urls, ports, instances);
+    if (retries > 0) console.log(`registration retried ${retries} time(s) after a 503`);
     console.log(`registered in ${(Date.now() - started) / 1000} s; ${JSON.stringify(memoryOf(daemon.pid!))}`);
     await waitForFleet(fleet, instances);
     console.log(`all seen after ${(Date.now() - started) / 1000} s; ${JSON.stringify(memoryOf(daemon.pid!))}`);
@@ -52,8 +82,10 @@ try {
     await stopProcess(daemon);
   }
 } finally {
+  await Promise.all(others.map(stopProcess));
   await stopProcess(fleet);
-  rmSync(config, { force: true });
+  await redis?.stop();
+  for (const config of configs) rmSync(config, { force: true });
 }
 
 /** Resident MB per kind of mapping from /proc/<pid>/smaps: malloc's heap, anonymous (V8's heap among them), files. */

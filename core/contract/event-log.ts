@@ -40,6 +40,24 @@ export interface LogReceiver {
   event(event: InstanceEvent, change?: InstanceTransition): void;
   /** An instance's history was dropped (retention ran out, or the cap on deregistered instances): forget it. */
   dropped(id: string): void;
+  /*
+   * The three below are for a log that serves histories (`EventLog.histories`): it calls them as
+   * what it says the receiver holds changes. The registry has them; a receiver without them (a
+   * test's wrapper) is never told, and holds what `holds` said when each history began.
+   */
+  /** The ids of every instance the receiver holds a snapshot of. */
+  instanceIds?(): Iterable<string>;
+  /**
+   * `RemoteHistories.holds(id)` has just turned false (ownership moved): the receiver lets the
+   * instance's history go, keeping its snapshot and the recent window.
+   */
+  released?(id: string): void;
+  /**
+   * `RemoteHistories.holds(id)` has just turned true for each of these instances: their whole
+   * histories as the log holds them, oldest first, up to the newest event it delivered. The
+   * receiver holds them from now on, and every event it is given after.
+   */
+  acquired?(histories: ReadonlyMap<string, readonly InstanceEvent[]>): void;
 }
 
 /**
@@ -76,6 +94,29 @@ export interface EventLog {
   /** Drops an instance's whole history (retention); with a fence, only while it is still current. */
   drop(id: string, fence: Fence): Promise<void>;
   close(): Promise<void>;
+  /**
+   * A log that serves histories itself (`cluster-redis`), so a node need not hold every one:
+   * the registry then holds only the histories `holds` names plus a window of the newest
+   * events, and reads the rest here. Without it the registry holds everything it is given.
+   */
+  readonly histories?: RemoteHistories;
+}
+
+/**
+ * Histories the log reads from where it keeps them. The receiver is given every event, but
+ * keeps the history of an instance only while `holds` says so, and the newest `window` events
+ * of every instance; whatever it does not hold it reads here, never above the seq it applied.
+ * What `holds` says changes only as the log tells the receiver (`released`, `acquired`).
+ */
+export interface RemoteHistories {
+  /** How many of the newest events (of every instance) the receiver keeps besides the histories it holds. */
+  readonly window: number;
+  /** Whether the receiver holds the whole history of `id` (it is given every event of it). */
+  holds(id: string): boolean;
+  /** The events with `after < seq <= upTo`, oldest first, in batches read as they are consumed. */
+  read(after: number, upTo: number): AsyncIterable<readonly InstanceEvent[]>;
+  /** The history of one instance up to `upTo`, oldest first. */
+  readInstance(id: string, upTo: number): Promise<readonly InstanceEvent[]>;
 }
 
 export const EVENT_LOG = defineToken<EventLog>('vigil.event-log');

@@ -10,16 +10,29 @@ const PIECE_CHARS = 64 * 1024;
  * whole-life RSS peak under bench/monitoring, and a larger heap long after (bench/REPORT.md).
  * Stops quietly when the client goes away.
  */
-export async function sendJsonArray<T>(res: ServerResponse, status: number, items: readonly T[], view: (item: T) => unknown, headers: Record<string, string> = {}): Promise<void> {
+export async function sendJsonArray<T>(res: ServerResponse, status: number, items: readonly T[] | AsyncIterable<readonly T[]>, view: (item: T) => unknown, headers: Record<string, string> = {}): Promise<void> {
+  // Batches read as the socket takes them (a list a cluster reads from Redis): the first is read
+  // before the status goes out, so a store that cannot answer gets the usual error response.
+  const batches = Array.isArray(items) ? undefined : (items as AsyncIterable<readonly T[]>)[Symbol.asyncIterator]();
+  let batch = batches ? await batches.next() : { done: false, value: items as readonly T[] };
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   let piece = '[';
+  let first = true;
   try {
-    for (let i = 0; i < items.length; i += 1) {
-      piece += (i === 0 ? '' : ',') + JSON.stringify(view(items[i]!));
-      if (piece.length < PIECE_CHARS) continue;
-      const more = res.write(piece);
-      piece = '';
-      if (!more && !(await drained(res))) return;
+    while (!batch.done) {
+      const list: readonly T[] = batch.value;
+      for (let i = 0; i < list.length; i += 1) {
+        piece += (first ? '' : ',') + JSON.stringify(view(list[i]!));
+        first = false;
+        if (piece.length < PIECE_CHARS) continue;
+        const more = res.write(piece);
+        piece = '';
+        if (!more && !(await drained(res))) {
+          await batches?.return?.();
+          return;
+        }
+      }
+      batch = batches ? await batches.next() : { done: true, value: undefined };
     }
   } catch (error) {
     // Half an array is already on the wire: the client must see a cut connection, never a

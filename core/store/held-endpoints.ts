@@ -48,6 +48,11 @@ export function heldEndpoints(endpoints: readonly Endpoint[], registration: Pick
   });
 }
 
+/** Endpoints at `<base>/<id>` for each id, as `heldEndpoints` holds them (a compact snapshot's, built when read). */
+export function endpointsUnder(base: string, ids: readonly string[]): readonly Endpoint[] {
+  return ids.map((id) => new ManagementEndpoint(base, id));
+}
+
 /** `url` is exactly `${base}/${id}`, checked without building that string. */
 function isUnder(url: string, base: string, id: string): boolean {
   return url.length === base.length + 1 + id.length && url.charCodeAt(base.length) === 0x2f && url.startsWith(base) && url.endsWith(id);

@@ -83,6 +83,29 @@ export class HeldEvents {
   }
 
   /**
+   * Holds the whole histories of instances none of whose events are held yet (a cluster node
+   * that came to check them), each oldest first and older than events held of others: compacted
+   * as `add` would have, one event at a time, and merged into the global list once for them all.
+   */
+  hold(histories: ReadonlyMap<string, readonly InstanceEvent[]>): void {
+    const added: InstanceEvent[] = [];
+    for (const [id, events] of histories) {
+      if (events.length === 0 || this.#byInstance.has(id) || this.#sealed.has(id)) continue;
+      let kept: InstanceEvent[] = [];
+      for (const event of events) {
+        kept.push(event);
+        if (kept.length > this.maxPerInstance) kept = compactHistory(kept, this.maxPerInstance);
+      }
+      // An array of exactly the events held, as `add` keeps them.
+      this.#byInstance.set(id, kept.slice());
+      for (const event of kept) added.push(event);
+    }
+    if (added.length === 0) return;
+    added.sort((a, b) => a.seq - b.seq);
+    this.#log = mergeEntries(this.#log, added);
+  }
+
+  /**
    * Seals the history of `id`, whose instance left as `retired` says: its events leave the
    * lists for one compressed string. Returns false when nothing of it is held.
    */
@@ -227,6 +250,15 @@ function mergeBySeq(a: readonly InstanceEvent[], b: readonly InstanceEvent[]): I
   let i = 0;
   let j = 0;
   for (let k = 0; k < merged.length; k += 1) merged[k] = j >= b.length || (i < a.length && a[i]!.seq < b[j]!.seq) ? a[i++]! : b[j++]!;
+  return merged;
+}
+
+/** The global list (events and tombstones) with `events` (in `seq` order) merged in, in `seq` order. */
+function mergeEntries(log: readonly (InstanceEvent | number)[], events: readonly InstanceEvent[]): (InstanceEvent | number)[] {
+  const merged = new Array<InstanceEvent | number>(log.length + events.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < merged.length; k += 1) merged[k] = j >= events.length || (i < log.length && seqOf(log[i]!) < events[j]!.seq) ? log[i++]! : events[j++]!;
   return merged;
 }
 

@@ -1,5 +1,5 @@
 import type { EventBus } from '../bus.js';
-import { StoreUnavailableError, VersionConflictError, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent } from '../contract/event-log.js';
+import { StoreUnavailableError, VersionConflictError, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent, type RemoteHistories } from '../contract/event-log.js';
 import type { Leases } from '../contract/coordination.js';
 import { messageOf } from '../errors.js';
 import type { Logger, WriteOptions } from '../plugin-api.js';
@@ -12,6 +12,8 @@ import { HeldEvents } from './held-events.js';
 import { instanceIdOf } from './instance-id.js';
 import { Fifo } from '../fifo.js';
 import { applyEvent, emptyInstance, retiredInstance, retiredStateOf, withEndpoints } from './instance.js';
+import { RecentEvents } from './recent-events.js';
+import { applyCompactly, compactInstance } from './compact-instance.js';
 import { RetirementQueue } from './retirement-queue.js';
 import { retiredDetails } from './sealed-history.js';
 import type { Application, Endpoint, EventDraft, Instance, InstanceEvent, Registration } from './types.js';
@@ -73,6 +75,10 @@ export class InstanceRegistry implements LogReceiver {
   readonly #now: () => number;
   #log: EventLog | undefined;
   #leases: Leases | undefined;
+  /** Where the histories this node does not hold are read, when the log serves them (a cluster). */
+  #remote: RemoteHistories | undefined;
+  /** With `#remote`: the newest events of every instance. */
+  #recent: RecentEvents | undefined;
   #firstSeq = 1;
   #lastSeq = 0;
   #lastTimestamp = 0;
@@ -91,6 +97,8 @@ export class InstanceRegistry implements LogReceiver {
     this.#log = log;
     this.#leases = leases;
     leases.lease(RETENTION_LEASE);
+    this.#remote = log.histories;
+    this.#recent = this.#remote && new RecentEvents(this.#remote.window);
     await log.open(this);
   }
 
@@ -223,12 +231,60 @@ export class InstanceRegistry implements LogReceiver {
   }
 
   eventsOf(id: string): readonly InstanceEvent[] {
+    if (this.#recent && !this.#holds(id)) return this.#recent.ofInstance(id);
     return this.#held.ofInstance(id);
   }
 
   /** Held events recorded after `seq` (an event's `seq`, the SSE id), oldest first. */
   eventsSince(seq: number): InstanceEvent[] {
-    return this.#held.since(seq);
+    return this.#recent ? this.#recent.since(seq) : this.#held.since(seq);
+  }
+
+  /** `eventsSince` and `eventsOf` hold every event after this seq; 0 when they hold everything. */
+  get completeAfter(): number {
+    return this.#recent?.complete ?? 0;
+  }
+
+  /** Every event with `after < seq <= upTo`, oldest first, in batches: from memory, or read from the log. */
+  async *readEvents(after: number, upTo: number = this.#lastSeq): AsyncIterable<readonly InstanceEvent[]> {
+    if (this.#remote && after < this.completeAfter) {
+      const batches = this.#remote.read(after, upTo)[Symbol.asyncIterator]();
+      let first: IteratorResult<readonly InstanceEvent[]>;
+      try {
+        first = await batches.next();
+      } catch (error) {
+        // The log is unreachable (an outage): reads go on from what this node holds, as they did
+        // when it held everything; only instances it holds no history of are incomplete.
+        this.options.log.debug(`events read from memory, the log is unreachable: ${messageOf(error)}`);
+        yield this.#heldInMemory(after, upTo);
+        return;
+      }
+      for (let batch = first; !batch.done; batch = await batches.next()) yield batch.value;
+      return;
+    }
+    const events = this.eventsSince(after);
+    const end = events.findLastIndex((event) => event.seq <= upTo) + 1;
+    yield end === events.length ? events : events.slice(0, end);
+  }
+
+  /** The history of one instance as this node applied it: held, or read from the log (its newest events while the log is unreachable). */
+  async readEventsOf(id: string): Promise<readonly InstanceEvent[]> {
+    if (!this.#remote || this.#holds(id)) return this.eventsOf(id);
+    return this.#remote.readInstance(id, this.#lastSeq).catch(() => this.eventsOf(id));
+  }
+
+  /** The held histories and the recent window merged, `after < seq <= upTo`, in seq order. */
+  #heldInMemory(after: number, upTo: number): InstanceEvent[] {
+    const held = this.#held.since(after);
+    const recent = this.#recent?.since(after).filter((event) => !this.#holds(event.instance)) ?? [];
+    const merged: InstanceEvent[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < held.length || j < recent.length) {
+      const next = j >= recent.length || (i < held.length && held[i]!.seq < recent[j]!.seq) ? held[i++]! : recent[j++]!;
+      if (next.seq <= upTo) merged.push(next);
+    }
+    return merged;
   }
 
   get lastSeq(): number {
@@ -253,7 +309,8 @@ export class InstanceRegistry implements LogReceiver {
     this.#toSeal.clear();
     const leaving: { instance: Instance; since: number }[] = [];
     for (const loaded of snapshots) {
-      const instance = loaded.endpoints.length === 0 ? loaded : withEndpoints(loaded, heldEndpoints(loaded.endpoints, loaded.registration));
+      const instance = !this.#holds(loaded.id) ? compactInstance(loaded)
+        : loaded.endpoints.length === 0 ? loaded : withEndpoints(loaded, heldEndpoints(loaded.endpoints, loaded.registration));
       this.#snapshots.set(instance.id, instance);
       const since = this.#deregisteredAt(instance);
       if (since !== undefined) leaving.push({ instance, since });
@@ -265,12 +322,13 @@ export class InstanceRegistry implements LogReceiver {
     // `event` (their seq is past `last`) and would otherwise be held twice.
     for (const event of events) {
       const snapshot = this.#snapshots.get(event.instance);
-      if (snapshot && event.version <= snapshot.version) this.#held.add(withHeldEndpoints(event, snapshot.registration, snapshot.endpoints));
+      if (snapshot && event.version <= snapshot.version && this.#holds(event.instance)) this.#held.add(withHeldEndpoints(event, snapshot.registration, snapshot.endpoints));
     }
     for (const { instance } of leaving) this.#toSeal.push(instance.id);
     this.#sealBeyondRecent();
     this.#firstSeq = seqs.first;
     this.#lastSeq = seqs.last;
+    this.#recent?.reset(seqs.last);
     // Whatever they waited for is either in this state now or gone with the old one.
     this.#seqWaiters.releaseAll();
     for (const waiters of this.#versionWaiters.values()) waiters.releaseAll();
@@ -296,9 +354,13 @@ export class InstanceRegistry implements LogReceiver {
     if (event.version <= previous.version) this.options.log.debug(`event ${event.seq} of ${event.instance} (version ${event.version}) is older than what is held (${previous.version}): not applied`);
     if (event.version > previous.version) {
       event = withHeldEndpoints(event, previous.registration, own ? change.after.endpoints : undefined);
-      const instance = own ? change.after : applyEvent(previous, event);
+      const holds = this.#holds(event.instance);
+      // No held event shares the endpoints of an instance whose history this node does not hold.
+      const instance = own ? (holds ? change.after : compactInstance(change.after))
+        : holds ? applyEvent(previous, event) : applyCompactly(previous, event);
       this.#snapshots.set(event.instance, instance);
-      this.#held.add(event);
+      if (holds) this.#held.add(event);
+      this.#recent?.add(event);
       if (event.type === 'DEREGISTERED' || event.type === 'REGISTERED') this.#scheduleRetention(instance, this.#deregisteredAt(instance));
       this.bus.post('instance.changed', { event, instance, previous });
       this.#versionWaiters.get(event.instance)?.releaseUpTo(instance.version);
@@ -315,6 +377,44 @@ export class InstanceRegistry implements LogReceiver {
     this.#cancelRetirement(id);
     this.#snapshots.delete(id);
     this.#held.drop(id);
+    this.#recent?.drop(id);
+  }
+
+  /** LogReceiver: the ids of every instance held as a snapshot. */
+  instanceIds(): Iterable<string> {
+    return this.#snapshots.keys();
+  }
+
+  /** LogReceiver: this node lets the history of `id` go (it no longer checks it); its snapshot stays, compactly. */
+  released(id: string): void {
+    // Read before the history goes: a deregistered instance's sealed history is its snapshot.
+    const instance = this.get(id);
+    this.#held.drop(id);
+    if (instance) this.#snapshots.set(id, compactInstance(instance));
+  }
+
+  /**
+   * LogReceiver: this node holds these histories from now on (it came to check the instances),
+   * as read from the log up to the newest event applied: each snapshot in its full form, its
+   * endpoints shared with its events as a load holds them.
+   */
+  acquired(histories: ReadonlyMap<string, readonly InstanceEvent[]>): void {
+    const held = new Map<string, InstanceEvent[]>();
+    for (const [id, events] of histories) {
+      const current = this.#snapshots.get(id);
+      if (!current) continue;
+      const snapshot = withEndpoints(current, current.endpoints.length === 0 ? current.endpoints : heldEndpoints(current.endpoints, current.registration));
+      this.#snapshots.set(id, snapshot);
+      held.set(id, events.filter((event) => event.version <= snapshot.version).map((event) => withHeldEndpoints(event, snapshot.registration, snapshot.endpoints)));
+      if (!snapshot.registered) this.#toSeal.push(id);
+    }
+    this.#held.hold(held);
+    this.#sealBeyondRecent();
+  }
+
+  /** Whether this node holds the whole history of `id` (always, unless the log serves histories). */
+  #holds(id: string): boolean {
+    return this.#remote?.holds(id) ?? true;
   }
 
   /** Cancels pending retention timers. */

@@ -32,6 +32,12 @@ export function contributeClusterMetrics(ctx: PluginContext<unknown>, node: () =
     },
   });
   ctx.services.contribute(METRICS, {
+    name: 'vigil_cluster_held_histories',
+    help: 'Instances whose whole history this node holds in memory: those it checks (the others it reads from Redis).',
+    type: 'gauge',
+    collect: () => [{ value: node()?.history.heldHistories ?? 0 }],
+  });
+  ctx.services.contribute(METRICS, {
     name: 'vigil_cluster_redis_up',
     help: '1 while Redis answers this node, 0 while it is unreachable.',
     type: 'gauge',

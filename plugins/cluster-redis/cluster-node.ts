@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EventLog, InstanceTransition, LogReceiver, NewEvent } from '../../core/event-log.js';
+import type { EventLog, InstanceTransition, LogReceiver, NewEvent, RemoteHistories } from '../../core/event-log.js';
 import { messageOf, type Fence, type PluginContext } from '../../core/plugin-api.js';
 import type { InstanceEvent, Registration } from '../../core/domain/index.js';
 import type { ClusterRedisConfig } from './config.js';
@@ -47,6 +47,9 @@ export class ClusterNode implements EventLog {
       log,
       codec,
       onForeignHistory: (reason) => void this.rebuild(reason),
+      assigned: (id) => this.membership.assigned(id),
+      view: () => this.membership.assignment,
+      window: config['recent-events'],
     });
     this.membership = new Membership(this.link, this.keys, {
       nodeId,
@@ -54,7 +57,11 @@ export class ClusterNode implements EventLog {
       heartbeatInterval: config['heartbeat-interval'],
       heartbeatTtl: config['heartbeat-ttl'],
       log,
-      onOwnershipChanged: (lostContactSince) => ctx.bus.emit('instances.ownership-changed', lostContactSince === undefined ? {} : { lostContactSince }),
+      onOwnershipChanged: (lostContactSince) => {
+        ctx.bus.emit('instances.ownership-changed', lostContactSince === undefined ? {} : { lostContactSince });
+        // The histories move with the instances: the ones that fall to this node now are held here.
+        void this.history.rebalance().catch((error: unknown) => log.warn(`holding the histories of the instances this node checks failed: ${messageOf(error)}`));
+      },
       // Each node back from the outage beats at once; it notices within one reconnection pause,
       // and its reconnection (connect, then PING) takes at most two command timeouts.
       outageGraceMs: config['heartbeat-ttl'] + RETRY_MS + 2 * config['command-timeout'],
@@ -75,6 +82,11 @@ export class ClusterNode implements EventLog {
     if (config['on-outage'] === 'exit') {
       this.link.onDown(() => ctx.requestExit(`Redis is unreachable (${this.link.where()}) and cluster-redis.on-outage is exit`));
     }
+  }
+
+  /** The histories this node does not hold are read from Redis. */
+  get histories(): RemoteHistories {
+    return this.history;
   }
 
   async open(receiver: LogReceiver): Promise<void> {

@@ -36,6 +36,11 @@ export const clusterRedisSchema = yup.object({
   /** How far back the change feed reaches: a node away for longer reloads everything when it returns. */
   'feed-retention': duration().min(1000).default(600_000),
   /**
+   * How many of the newest events (of every instance) a node holds besides the whole histories of
+   * the instances it checks: streams resume from them; anything older is read from Redis.
+   */
+  'recent-events': yup.number().integer().min(1).max(10_000_000).default(10_000),
+  /**
    * Seals every event and snapshot written to Redis (AES-256-GCM, the key derived with HKDF-SHA256):
    * instance credentials are not readable by whoever reads Redis. Give it as `${ENV}`; the same on
    * every node. Empty: records in clear, with a warning at start.

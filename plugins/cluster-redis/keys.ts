@@ -15,6 +15,8 @@ export class Keys {
   get snapshots(): string { return `${this.prefix}snap`; }
   /** stream per instance: its held events (fields q = seq, k = compaction kind, e = event JSON). */
   events(id: string): string { return `${this.prefix}ev:${id}`; }
+  /** sorted set: `<stream entry id> <instance id>` of every held event → its seq: the histories in seq order. */
+  get eventIndex(): string { return `${this.prefix}evidx`; }
   /** stream: every append (q, i, e) and every drop (d) in order: what every node tails. */
   get feed(): string { return `${this.prefix}feed`; }
   /** sorted set: deregistered instance id → the seq of its DEREGISTERED (a time in ms in older data, which sorts first), for retention and the cap. */

@@ -101,6 +101,11 @@ export class Membership implements Ownership, Leases {
     return this.member && this.assigned(id);
   }
 
+  /** What `assigned` decides from: the live nodes as last seen (nothing while another process has this node id). */
+  get assignment(): string {
+    return this.#duplicate ? '' : this.#live.join(' ');
+  }
+
   /**
    * Whether `id` falls to this node among the live nodes as it last saw them, whether or not its
    * own place is current: what it checked before it stepped back (a rebuild registers those again).

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { StaleFenceError, StoreUnavailableError, VersionConflictError, messageOf, type Fence, type Logger } from '../../core/plugin-api.js';
-import { compactionKind, runSeqBase, storedEvent, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent } from '../../core/event-log.js';
+import { compactionKind, runSeqBase, storedEvent, type EventLog, type InstanceTransition, type LogReceiver, type NewEvent, type RemoteHistories } from '../../core/event-log.js';
 import type { Instance, InstanceEvent } from '../../core/domain/index.js';
 import type { Keys } from './keys.js';
 import type { RecordCodec } from './record-codec.js';
-import { APPEND, DROP, INIT } from './scripts.js';
+import { APPEND, DROP, INDEX_HISTORIES, INIT, READ_EVENTS } from './scripts.js';
+import { HeldShare, type SharingReceiver } from './held-share.js';
 import { pause, type Client, type RedisLink } from './redis-link.js';
 
 /** How long one feed read waits for news before it asks again (and notices it should stop). */
@@ -30,6 +31,12 @@ export interface HistoryOptions {
   readonly codec: RecordCodec;
   /** Called when Redis holds another history than the one loaded (it lost its data): the node rebuilds. */
   readonly onForeignHistory: (reason: string) => void;
+  /** Whether an instance falls to this node among the live nodes as it last saw them: it holds the histories of those. */
+  readonly assigned: (id: string) => boolean;
+  /** What `assigned` decides from (the live nodes as last seen). */
+  readonly view: () => string;
+  /** How many of the newest events of every instance the registry holds besides those histories. */
+  readonly window: number;
 }
 
 /**
@@ -39,8 +46,10 @@ export interface HistoryOptions {
  * comes from the registry waiting for its own seq. A node away long enough for the feed to be
  * trimmed past it reloads everything.
  */
-export class RedisHistory implements EventLog {
+export class RedisHistory implements EventLog, RemoteHistories {
   #receiver: LogReceiver | undefined;
+  /** The instances whose whole history the registry holds: those that fall to this node, as ownership moves. */
+  readonly #share: HeldShare;
   #incarnation = '';
   #feedId = '0-0';
   /** The newest seq this node knows the cluster has issued (from its loads and the feed). */
@@ -60,7 +69,61 @@ export class RedisHistory implements EventLog {
    */
   readonly #ownAppends = new Map<string, InstanceTransition>();
 
-  constructor(private readonly link: RedisLink, private readonly keys: Keys, private readonly options: HistoryOptions) {}
+  constructor(private readonly link: RedisLink, private readonly keys: Keys, private readonly options: HistoryOptions) {
+    this.#share = new HeldShare({
+      assigned: options.assigned,
+      view: options.view,
+      read: (ids) => this.#readHistories(ids),
+      retry: () => void this.rebalance(),
+      log: options.log,
+    });
+  }
+
+  get window(): number {
+    return this.options.window;
+  }
+
+  holds(id: string): boolean {
+    return this.#share.holds(id);
+  }
+
+  /** How many instances' whole histories this node holds (`vigil_cluster_held_histories`). */
+  get heldHistories(): number {
+    return this.#share.size;
+  }
+
+  /**
+   * The live nodes this node sees changed: it holds the histories of the instances that fall to
+   * it now, and lets the others go (after a load under way, which decides from the view it finds).
+   */
+  async rebalance(): Promise<void> {
+    if (this.#loading) await this.#loading.catch(() => undefined);
+    const receiver = this.#receiver;
+    if (!receiver?.instanceIds || !receiver.released || !receiver.acquired || this.#closed) return;
+    await this.#share.rebalance(receiver as SharingReceiver);
+  }
+
+  async *read(after: number, upTo: number): AsyncIterable<readonly InstanceEvent[]> {
+    const { keys, link } = this;
+    let from = after;
+    while (from < upTo) {
+      const reply = await link.run('read events', (client) => READ_EVENTS.run<string[]>(client, [keys.eventIndex], [from, upTo, BATCH, keys.events('')]));
+      if (!reply[0]) return;
+      from = Number(reply[0]);
+      const events: InstanceEvent[] = [];
+      for (let i = 1; i + 2 < reply.length; i += 3) {
+        const id = reply[i]!;
+        const event = this.options.codec.readEvent(reply[i + 1], id, Number(reply[i + 2]), `the history of ${id}`);
+        if (event) events.push(event);
+      }
+      if (events.length > 0) yield events;
+    }
+  }
+
+  async readInstance(id: string, upTo: number): Promise<readonly InstanceEvent[]> {
+    const history = await this.link.run('XRANGE history', (client) => client.sendCommand<StreamEntry[]>(['XRANGE', this.keys.events(id), '-', '+']));
+    return this.#eventsOf(id, history).filter((event) => event.seq <= upTo);
+  }
 
   /** How many events the cluster has recorded beyond `applied` (this node's newest), as of the last look. */
   lag(applied: number): number {
@@ -88,7 +151,7 @@ export class RedisHistory implements EventLog {
     try {
       const seq = await this.link.run('append', (client) => APPEND.run<number>(client, [
         keys.events(event.instance), keys.versions, keys.snapshots, keys.feed, keys.seq, keys.meta, keys.deregistered,
-        keys.outbox, keys.outboxOn, fence ? keys.epoch(fence.lease) : keys.meta,
+        keys.outbox, keys.outboxOn, fence ? keys.epoch(fence.lease) : keys.meta, keys.eventIndex,
       ], [
         event.instance, event.version, kind, record, snapshot, this.options.maxEventsPerInstance,
         FEED_MAX_LENGTH, event.type, change.before.statusInfo.status, change.after.statusInfo.status, event.timestamp,
@@ -106,7 +169,7 @@ export class RedisHistory implements EventLog {
     const { keys } = this;
     try {
       await this.link.run('drop', (client) => DROP.run(client, [
-        keys.events(id), keys.versions, keys.snapshots, keys.feed, keys.deregistered, keys.epoch(fence.lease), keys.meta,
+        keys.events(id), keys.versions, keys.snapshots, keys.feed, keys.deregistered, keys.epoch(fence.lease), keys.meta, keys.eventIndex,
       ], [id, fence.token, FEED_MAX_LENGTH, this.#incarnation]));
     } catch (error) {
       throw this.#scriptError(error, id, fence);
@@ -115,6 +178,7 @@ export class RedisHistory implements EventLog {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#share.stop();
     this.#stopping.abort();
     await this.#tail;
     this.#receiver = undefined;
@@ -162,28 +226,29 @@ export class RedisHistory implements EventLog {
         else refused += 1;
       }
     } while (cursor !== '0');
+    await this.#indexOlderData(snapshots);
+    // The whole histories of the instances that fall to this node; the rest it reads when asked.
+    const selection = this.#share.select(snapshots.map((instance) => instance.id));
+    const { held } = selection;
     const events: InstanceEvent[] = [];
-    for (let i = 0; i < snapshots.length; i += BATCH) {
-      const ids = snapshots.slice(i, i + BATCH).map((instance) => instance.id);
-      const histories = await link.run('XRANGE histories', (client) => Promise.all(ids.map((id) => client.sendCommand<StreamEntry[]>(['XRANGE', keys.events(id), '-', '+']))), BATCH * 5);
+    for (let i = 0; i < held.length; i += BATCH) {
+      const ids = held.slice(i, i + BATCH);
+      const histories = await this.#readStreams(ids);
       histories.forEach((history, index) => {
-        const id = ids[index]!;
-        for (const [, flatFields] of history) {
-          const fields = fieldsOf(flatFields);
-          const event = this.options.codec.readEvent(fields.e, id, Number(fields.q), `the history of ${id}`);
-          if (event) events.push(event);
-          else refused += 1;
-        }
+        const read = this.#eventsOf(ids[index]!, history);
+        refused += history.length - read.length;
+        events.push(...read);
       });
     }
     events.sort((a, b) => a.seq - b.seq);
+    this.#share.loaded(selection, Number(seq));
     // What the load holds is not read from the feed again; an append still under way is folded.
     this.#ownAppends.clear();
     this.#incarnation = incarnation;
     this.#feedId = tip[0]?.[0] ?? '0-0';
     this.#newestSeen = Math.max(this.#newestSeen, Number(seq));
     this.#receiver?.load(snapshots, events, { first: Number(base), last: Number(seq) });
-    this.options.log.info(`loaded ${snapshots.length} instance(s) and ${events.length} event(s) from Redis (history ${incarnation})${refused > 0 ? `; ${refused} record(s) refused and left out (see the warnings above)` : ''}`);
+    this.options.log.info(`loaded ${snapshots.length} instance(s) and ${events.length} event(s) of the ${held.length} this node checks from Redis (history ${incarnation})${refused > 0 ? `; ${refused} record(s) refused and left out (see the warnings above)` : ''}`);
     this.options.log.debug(`load: feed tip ${this.#feedId}, seq ${seq}, snapshots ${snapshots.map((s) => s.id).join(',')}`);
   }
 
@@ -236,6 +301,7 @@ export class RedisHistory implements EventLog {
     if (!receiver) return;
     if (fields.d !== undefined) {
       receiver.dropped(fields.d);
+      this.#share.dropped(fields.d);
       return;
     }
     const change = fields.e === undefined ? undefined : this.#ownAppends.get(fields.e);
@@ -243,12 +309,50 @@ export class RedisHistory implements EventLog {
     const event = this.options.codec.readEvent(fields.e, fields.i, Number(fields.q), 'the change feed');
     if (!event) return;
     this.#newestSeen = Math.max(this.#newestSeen, event.seq);
+    this.#share.delivering(event);
     receiver.event(event, change);
   }
 
   #rememberOwn(record: string, change: InstanceTransition): void {
     if (this.#ownAppends.size >= MAX_OWN_APPENDS) this.#ownAppends.delete(this.#ownAppends.keys().next().value!);
     this.#ownAppends.set(record, change);
+  }
+
+  /** Whole history streams, read in one pipeline. */
+  #readStreams(ids: readonly string[]): Promise<StreamEntry[][]> {
+    const { keys, link } = this;
+    return link.run('XRANGE histories', (client) => Promise.all(ids.map((id) => client.sendCommand<StreamEntry[]>(['XRANGE', keys.events(id), '-', '+']))), BATCH * 5);
+  }
+
+  async #readHistories(ids: readonly string[]): Promise<InstanceEvent[][]> {
+    const histories = await this.#readStreams(ids);
+    return histories.map((history, index) => this.#eventsOf(ids[index]!, history));
+  }
+
+  /** The events of one history as read from its stream; a record refused is left out (and logged). */
+  #eventsOf(id: string, history: readonly StreamEntry[]): InstanceEvent[] {
+    const events: InstanceEvent[] = [];
+    for (const [, flatFields] of history) {
+      const fields = fieldsOf(flatFields);
+      const event = this.options.codec.readEvent(fields.e, id, Number(fields.q), `the history of ${id}`);
+      if (event) events.push(event);
+    }
+    return events;
+  }
+
+  /**
+   * Histories written before the event index existed (an older Vigil) are indexed once, by the
+   * first node of this version that loads them; appends index their own events from then on.
+   */
+  async #indexOlderData(snapshots: readonly Instance[]): Promise<void> {
+    const { keys, link } = this;
+    if (await link.run('HGET indexed', (client) => client.hGet(keys.meta, 'indexed'))) return;
+    for (let i = 0; i < snapshots.length; i += BATCH) {
+      const ids = snapshots.slice(i, i + BATCH).map((instance) => instance.id);
+      await link.run('index histories', (client) => INDEX_HISTORIES.run(client, [keys.eventIndex], [keys.events(''), ...ids]), BATCH * 5);
+    }
+    await link.run('HSET indexed', (client) => client.hSet(keys.meta, 'indexed', '1'));
+    if (snapshots.length > 0) this.options.log.info(`indexed the histories of ${snapshots.length} instance(s) written by an older version`);
   }
 
   /** A script's refusal as the contract's error. */

@@ -45,6 +45,10 @@ end
 return {redis.call('HGET', KEYS[1], 'incarnation'), redis.call('HGET', KEYS[1], 'base'), redis.call('GET', KEYS[2])}
 `);
 
+/** Takes every event of one instance's history (`stream`, of instance `id`) out of the event index. */
+const UNINDEX_HISTORY = (index: string, stream: string, id: string) => `
+for _, entry in ipairs(redis.call('XRANGE', ${stream}, '-', '+')) do redis.call('ZREM', ${index}, entry[1] .. ' ' .. ${id}) end`;
+
 /** Most deregistered histories one append drops, so one script never blocks Redis for long. */
 export const TRIM_BATCH = 100;
 
@@ -56,7 +60,7 @@ export const TRIM_BATCH = 100;
  * instances drops those deregistered longest ago (lowest seq) as DROP does, each announced on the
  * feed after the event; a backlog (the cap lowered over a fuller Redis) goes `TRIM_BATCH` at a time.
  * KEYS: 1 events(id), 2 versions, 3 snapshots, 4 feed, 5 seq, 6 meta, 7 deregistered, 8 outbox,
- *       9 outbox-on, 10 the fence's epoch (meta when there is no fence).
+ *       9 outbox-on, 10 the fence's epoch (meta when there is no fence), 11 the event index.
  * ARGV: 1 id, 2 version, 3 compaction kind, 4 event JSON (no seq), 5 snapshot JSON,
  *       6 max events per instance, 7 feed max length, 8 type, 9 from status, 10 to status,
  *       11 timestamp, 12 incarnation, 13 fence token or '', 14 '' | '-' (registered) | '+' (deregistered),
@@ -72,7 +76,8 @@ end
 local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
 if last >= tonumber(ARGV[2]) then return redis.error_reply('VERSION_CONFLICT ' .. last) end
 local seq = redis.call('INCR', KEYS[5])
-redis.call('XADD', KEYS[1], '*', 'q', seq, 'k', ARGV[3], 'e', ARGV[4])
+local sid = redis.call('XADD', KEYS[1], '*', 'q', seq, 'k', ARGV[3], 'e', ARGV[4])
+redis.call('ZADD', KEYS[11], seq, sid .. ' ' .. ARGV[1])
 redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], '*', 'q', seq, 'i', ARGV[1], 'e', ARGV[4])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[5])
@@ -84,6 +89,7 @@ elseif ARGV[14] == '+' then
     local oldest = redis.call('ZPOPMIN', KEYS[7], over)
     for j = 1, #oldest, 2 do
       local gone = oldest[j]
+      ${UNINDEX_HISTORY('KEYS[11]', 'ARGV[16] .. gone', 'gone')}
       redis.call('DEL', ARGV[16] .. gone)
       redis.call('HDEL', KEYS[2], gone)
       redis.call('HDEL', KEYS[3], gone)
@@ -115,6 +121,7 @@ if redis.call('XLEN', KEYS[1]) > max then
     if excess > 0 and not gone[j] then drop[#drop + 1] = all[j][1]; excess = excess - 1 end
   end
   for j = 1, #drop, 500 do redis.call('XDEL', KEYS[1], unpack(drop, j, math.min(j + 499, #drop))) end
+  for j = 1, #drop do redis.call('ZREM', KEYS[11], drop[j] .. ' ' .. ARGV[1]) end
 end
 return seq
 `);
@@ -122,7 +129,7 @@ return seq
 /**
  * Drops a deregistered instance's whole history (retention), fenced by the retention lease's
  * token; an instance registered again meanwhile is left alone. Every node forgets it from the feed.
- * KEYS: 1 events(id), 2 versions, 3 snapshots, 4 feed, 5 deregistered, 6 epoch, 7 meta.
+ * KEYS: 1 events(id), 2 versions, 3 snapshots, 4 feed, 5 deregistered, 6 epoch, 7 meta, 8 the event index.
  * ARGV: 1 id, 2 token, 3 feed max length, 4 incarnation. Returns 1 when dropped, 0 when not deregistered.
  */
 export const DROP = new Script('drop', `
@@ -130,6 +137,7 @@ ${CHECK_INCARNATION('KEYS[7]', 'ARGV[4]')}
 local current = redis.call('GET', KEYS[6])
 if current ~= ARGV[2] then return redis.error_reply('STALE_FENCE ' .. (current or 'none')) end
 if not redis.call('ZSCORE', KEYS[5], ARGV[1]) then return 0 end
+${UNINDEX_HISTORY('KEYS[8]', 'KEYS[1]', 'ARGV[1]')}
 redis.call('DEL', KEYS[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
@@ -207,6 +215,46 @@ for _, key in ipairs(keys) do
   else redis.call('SREM', KEYS[1], key) end
 end
 return result
+`);
+
+/**
+ * Reads held events in seq order from the event index, each from its instance's history; an
+ * index entry whose event is gone (compacted since) is skipped. KEYS: the event index.
+ * ARGV: 1 after (exclusive), 2 up to (inclusive), 3 how many, 4 the events key without its id.
+ * Returns {last seq looked at (or '' when none), then instance id, record, seq, ...}.
+ */
+export const READ_EVENTS = new Script('read-events', `
+local m = redis.call('ZRANGE', KEYS[1], '(' .. ARGV[1], ARGV[2], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[3]), 'WITHSCORES')
+local out = {''}
+for j = 1, #m, 2 do
+  local space = string.find(m[j], ' ', 1, true)
+  local sid, id = string.sub(m[j], 1, space - 1), string.sub(m[j], space + 1)
+  local entry = redis.call('XRANGE', ARGV[4] .. id, sid, sid)[1]
+  if entry then
+    local f = entry[2]
+    local record, seq
+    for k = 1, #f, 2 do
+      if f[k] == 'e' then record = f[k + 1] elseif f[k] == 'q' then seq = f[k + 1] end
+    end
+    if record and seq then out[#out + 1] = id; out[#out + 1] = record; out[#out + 1] = seq end
+  end
+  out[1] = m[j + 1]
+end
+return out
+`);
+
+/**
+ * Indexes the histories of some instances (data written before the event index existed).
+ * KEYS: the event index. ARGV: the events key without its id, then instance ids.
+ */
+export const INDEX_HISTORIES = new Script('index-histories', `
+for j = 2, #ARGV do
+  for _, entry in ipairs(redis.call('XRANGE', ARGV[1] .. ARGV[j], '-', '+')) do
+    local f = entry[2]
+    for k = 1, #f, 2 do if f[k] == 'q' then redis.call('ZADD', KEYS[1], f[k + 1], entry[1] .. ' ' .. ARGV[j]) end end
+  end
+end
+return 1
 `);
 
 /**

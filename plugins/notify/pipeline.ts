@@ -164,7 +164,9 @@ export class Pipeline {
       if (!(await this.#sleep(Date.parse(item.timestamp) + this.#config.hold - Date.now()))) return new Promise<void>(() => undefined);
       const application = ctx.registry.get(item.instance)?.registration?.name;
       const inWindow = async (at: number) => application !== undefined && (await this.#covering(item.instance, application, at)) !== undefined;
-      const held = await heldChange(item, ctx.registry.eventsOf(item.instance), this.#config.hold, inWindow);
+      // A cluster node may hold only the newest events of an instance it does not check: the rest from Redis.
+      const history = await ctx.registry.readEventsOf(item.instance).catch(() => ctx.registry.eventsOf(item.instance));
+      const held = await heldChange(item, history, this.#config.hold, inWindow);
       if (!held) {
         stats.held += 1;
         return;

@@ -29,9 +29,10 @@ export function instanceRoutes({ http, registry: instances, views, log, services
   }, { action: 'instances.read' });
 
   // Written in pieces as the socket drains (20,000 instances with full histories are millions of
-  // events); the events held when the request came are the list, later ones go to the streams.
+  // events); the events applied when the request came are the list, later ones go to the streams.
+  // A cluster node reads the histories it does not hold from Redis as the socket drains.
   // A caller granted some applications gets their events: those recorded while the instance was in one.
-  http.route('GET', '/instances/events', (req, res) => http.sendJsonArray(res, 200, EventApplications.filter(instances.events(), scopeOf(req), instances), views.event),
+  http.route('GET', '/instances/events', (req, res) => http.sendJsonArray(res, 200, EventApplications.filterBatches(instances.readEvents(0), scopeOf(req), instances), views.event),
     { action: 'instances.read' });
 
   http.route('GET', '/instances/:id', (req, res) => {

@@ -3,7 +3,7 @@ import { ALL_APPLICATIONS, HttpError, type ApplicationScope, type InstanceChange
 import { EventApplications } from '../../core/kits/access-scope/index.js';
 import type { Instance, InstanceEvent } from '../../core/domain/index.js';
 import { PING, frame, joinFrames, type Frame } from './frames.js';
-import { namesTouchedBy, replayFrames } from './replay.js';
+import { namesTouchedBy, replayFrames, type EarlierEvents } from './replay.js';
 import { SubscriberStream } from './stream.js';
 import { describeTopic, type Topic } from './topic.js';
 
@@ -46,7 +46,7 @@ export class StreamHub {
    * the client missed, then live ones. It joins the fan-out before the replay is read, and the
    * stream drops live events the replay already covered, so there is neither a gap nor a duplicate.
    */
-  subscribe(res: ServerResponse, topic: Topic, lastEventId: number | undefined, scope: ApplicationScope = ALL_APPLICATIONS): void {
+  subscribe(res: ServerResponse, topic: Topic, lastEventId: number | undefined, scope: ApplicationScope = ALL_APPLICATIONS, earlier?: EarlierEvents): void {
     // After shutdown began a keep-alive connection may still send a request: refuse it before any header.
     if (this.#closed) throw new HttpError(503, 'the server is shutting down');
     const { instances, views, log, maxBufferedBytes } = this.options;
@@ -54,7 +54,7 @@ export class StreamHub {
     stream.begin();
     this.#add(stream, topic);
     if (lastEventId !== undefined) {
-      for (const replayed of replayFrames(topic, lastEventId, instances, views, scope)) stream.sendEvent(replayed.seq, replayed.frame);
+      for (const replayed of replayFrames(topic, lastEventId, instances, views, scope, earlier)) stream.sendEvent(replayed.seq, replayed.frame);
     }
     stream.deliveredUpTo(instances.lastSeq);
     log.debug(`stream opened: ${describeTopic(topic)}`, { lastEventId, open: this.#streams.size });

@@ -3,6 +3,7 @@ import { HttpError, type PluginContext, type RouteHandler, type VigilRequest } f
 import { scopeOf } from '../../core/kits/access-scope/index.js';
 import { STREAM_HEADERS, lastEventIdOf } from './frames.js';
 import type { StreamHub } from './hub.js';
+import { earlierEvents } from './replay.js';
 import type { Topic } from './topic.js';
 
 const SSE = 'text/event-stream';
@@ -24,7 +25,9 @@ export function streamRoutes({ http, registry }: PluginContext<unknown>, hub: St
     const lastEventId = lastEventIdOf(req);
     // An id this node has not reached yet may come from a node ahead of it (a cluster): catch up first.
     if (lastEventId !== undefined && lastEventId > registry.lastSeq) await registry.waitForSeq(lastEventId, CATCH_UP_MS);
-    hub.subscribe(res, topic, lastEventId, scopeOf(req));
+    // What it missed that this node no longer holds in memory (a cluster node) is read first.
+    const earlier = lastEventId === undefined ? undefined : await earlierEvents(topic, lastEventId, registry);
+    hub.subscribe(res, topic, lastEventId, scopeOf(req), earlier);
   };
   const open = (topic: Topic): RouteHandler => (req, res) => stream(req, res, topic);
   const applications = open({ kind: 'applications' });

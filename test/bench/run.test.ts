@@ -68,6 +68,30 @@ test('a benchmark that crashes or lets an error escape costs only its own figure
   ]);
 });
 
+test('a benchmark of parts: a part that throws costs only its own figures, one not asked for keeps its row and prints no RESULT', async () => {
+  const report = join(dir, 'parts.md');
+  const ranOn = `earlier, ${machine()}`;
+  writeFileSync(report, renderReport('', [
+    { name: 'fixture-part-measured', value: 0, target: 1, kind: 'min' },
+    { name: 'fixture-part-skipped', value: 5, target: 1, kind: 'min', baseline: 'measured before' },
+  ], ranOn));
+  const { code, output } = await bench([], { BENCH_DIR: join(repoRoot, 'dist', 'test', 'fixtures', 'benchmarks-parts'), BENCH_REPORT: report });
+  assert.is(code, 1, output);
+  assert.match(output, 'parts: could not run: Error: the second part crashed on purpose');
+  assert.match(output, 'fixture-part-skipped: not run: not asked for (FIXTURE_ONLY)\n');
+  assert.equal(resultLines(output), [
+    'RESULT fixture-part-measured value=1 target=1 pass=yes',
+    'RESULT fixture-part-crashed value=NaN target=1 pass=no',
+  ]);
+  const written = rows(readFileSync(report, 'utf8'));
+  assert.equal(written.map((row) => row.replace(/ \| [^|]+ \|$/, ' |')), [
+    '| `fixture-part-measured` | 1 | the first part | — | ≥ 1 | yes |',
+    '| `fixture-part-skipped` | 5 | measured before | — | ≥ 1 | yes |',
+    '| `fixture-part-crashed` | not measured | not measured: the second part crashed on purpose | — | ≥ 1 | **no** |',
+  ]);
+  assert.ok(written[1]!.endsWith(`| ${ranOn} |`), 'the row of the part not asked for is the earlier run\'s');
+});
+
 test('bench/ui without Chromium: it says why and reports its figure as not measured, before starting anything', async () => {
   const report = join(dir, 'ui.md');
   const { code, output } = await bench(['ui'], { BENCH_REPORT: report, VIGIL_BIN_CHROMIUM: '/nonexistent/chromium' });

@@ -188,4 +188,26 @@ test('events after a sealed part: the instance came back, order holds, compactio
   assert.is(held.size, 0);
 });
 
+test('whole histories held late (a cluster node that came to check them) join the global list in seq order, compacted as if added one by one', () => {
+  const max = 4;
+  const late = new HeldEvents(max);
+  const early = new HeldEvents(max);
+  const kinds = [status('UP'), status('DOWN'), info, status('UP'), status('DOWN'), status('UP')];
+  const a = [event('a', 0, { type: 'REGISTERED', registration }), ...kinds.map((draft, i) => event('a', i + 1, draft))];
+  const b = [event('b', 0, { type: 'REGISTERED', registration }), event('b', 1, status('UP'))];
+  const c = event('c', 0, { type: 'REGISTERED', registration });
+  for (const e of [...a, ...b, c].sort((x, y) => x.seq - y.seq)) early.add(e);
+  // Held of another instance, newer than every event of the histories that come later.
+  late.add(c);
+  late.hold(new Map([['a', a], ['b', b]]));
+  assert.equal(late.all(), early.all());
+  assert.equal(late.ofInstance('a'), early.ofInstance('a'));
+  assert.is(late.ofInstance('a').length, max);
+  assert.equal(late.since(b[0]!.seq), early.since(b[0]!.seq));
+  assert.is(late.size, early.size);
+  // One already held is left as it is.
+  late.hold(new Map([['c', [c]]]));
+  assert.is(late.size, early.size);
+});
+
 test.run();

@@ -55,4 +55,20 @@ export class EventApplications {
       return name !== undefined && scope.allows(name);
     });
   }
+
+  /** `filter` over events read in batches (oldest first), one `EventApplications` across them all. */
+  static async *filterBatches(batches: AsyncIterable<readonly InstanceEvent[]>, scope: ApplicationScope, history: HeldHistory): AsyncIterable<readonly InstanceEvent[]> {
+    if (scope.all) {
+      yield* batches;
+      return;
+    }
+    const applications = new EventApplications(history);
+    for await (const batch of batches) {
+      const shown = batch.filter((event) => {
+        const name = applications.of(event);
+        return name !== undefined && scope.allows(name);
+      });
+      if (shown.length > 0) yield shown;
+    }
+  }
 }

@@ -86,7 +86,7 @@ export class MaintenanceTracker {
     }
     for (const window of active) {
       if (open.has(window.facts.key)) continue;
-      const record = this.#begin(window);
+      const record = await this.#begin(window);
       await this.#open().set(window.facts.key, JSON.stringify(record));
       open.set(window.facts.key, record);
     }
@@ -104,12 +104,13 @@ export class MaintenanceTracker {
     }
   }
 
-  #begin(window: ActiveWindow): OpenWindow {
+  async #begin(window: ActiveWindow): Promise<OpenWindow> {
     const start = Date.parse(window.facts.start);
     const baseline: Record<string, string> = {};
     for (const instance of this.options.registry.list()) {
       if (!instance.registration || !window.scope.covers(instance.id, instance.registration.name)) continue;
-      baseline[instance.id] = statusBefore(instance, this.options.registry.eventsOf(instance.id), start).status;
+      // The whole history: a cluster node holds only the newest events of the instances it does not check.
+      baseline[instance.id] = statusBefore(instance, await this.options.registry.readEventsOf(instance.id), start).status;
     }
     const { facts } = window;
     const count = Object.keys(baseline).length;
@@ -174,7 +175,7 @@ export class MaintenanceTracker {
     for (const id of ids) {
       const instance = registry.get(id);
       if (!instance?.registered || !instance.registration) continue;
-      const atEnd = statusBefore(instance, registry.eventsOf(id), end);
+      const atEnd = statusBefore(instance, await registry.readEventsOf(id), end);
       // Deregistered during the window (and not back by its end), or registered after it: nothing of it is this window's.
       if (!atEnd.registered) continue;
       // Registered during the window: it was UNKNOWN before, as every new instance is.

@@ -74,7 +74,7 @@ test('the append script works off a backlog (a lowered cap) at most TRIM_BATCH d
   const keys = new Keys('backlog:');
   const [incarnation] = await INIT.run<[string]>(client!, [keys.meta, keys.seq], ['inc', 1]);
   const append = (id: string, version: number, type: string, cap: number) => APPEND.run<number>(client!, [keys.events(id), keys.versions, keys.snapshots,
-    keys.feed, keys.seq, keys.meta, keys.deregistered, keys.outbox, keys.outboxOn, keys.meta],
+    keys.feed, keys.seq, keys.meta, keys.deregistered, keys.outbox, keys.outboxOn, keys.meta, keys.eventIndex],
   [id, version, 'k', '{}', '{}', 100, 100_000, type, 'UP', 'UP', 't', incarnation, '', type === 'DEREGISTERED' ? '+' : '-', cap, keys.events('')]);
   const total = TRIM_BATCH + 20;
   for (let n = 0; n < total; n += 1) {

@@ -110,11 +110,48 @@ test('a window made on one node holds back at once the changes the other nodes h
   await eventually(async () => (await shopUp()) === 0, 'the shop instances DOWN');
 
   assert.is((await call('DELETE', `${n1.url}/maintenance/${window}`)).status, 204);
-  const reports = await receiver!.received(shop.length, (request) => bodyOf(request).afterMaintenance !== undefined && bodyOf(request).instance?.name === 'shop', 20_000);
+  const reports = await receiver!.received(shop.length, (request) => bodyOf(request).afterMaintenance === window, 20_000);
   assert.equal(reports.map(summary), shop.map(() => `shop UP→DOWN after ${window}`));
   assert.equal(receiver!.requests.slice(start).filter((request) => bodyOf(request).instance?.name === 'shop' && bodyOf(request).afterMaintenance === undefined).map(summary), [],
     'no change inside the window notified on its own');
   for (const k of shop) fleet!.setStatus(k, 'UP');
+});
+
+test('nodes holding only the newest events of the instances they do not check: the end report reads each whole history (baseline UP, DOWN inside the window)', async () => {
+  await stopAll(running.splice(0));
+  const start = receiver!.requests.length;
+  const nodes = await startNodes(3, {
+    redisUrl: redis!.url,
+    // A recent window far smaller than the fleet's events: the tracker's node holds no event of most instances.
+    cluster: { 'heartbeat-interval': '500ms', 'heartbeat-ttl': '3s', 'command-timeout': '3s', 'recent-events': 2 },
+    plugins: [...PLUGINS, 'notify', 'notify-webhook'],
+    config: { notify: { 'per-instance-rate': 0 }, 'notify-webhook': { url: `${receiver!.url}/hook` } },
+  });
+  running.push(...nodes);
+  const [n1] = nodes as [Daemon, Daemon, Daemon];
+  // Its own application and instances: the previous test's leave notifications behind them.
+  const cart = [31, 32, 33, 34, 35, 36];
+  for (const k of cart) await register(nodes[k % 3]!, fleet!.registration(k, 'cart'));
+  const cartUp = async () => ((await call('GET', `${n1.url}/applications/cart`)).json as { instances: { statusInfo: { status: string } }[] }).instances
+    .filter((instance) => instance.statusInfo.status === 'UP').length;
+  await eventually(async () => (await cartUp()) === cart.length, 'the cart instances UP');
+
+  const made = await call('POST', `${n1.url}/maintenance`, { json: { applications: ['cart'], duration: '1h', reason: 'upgrade' } });
+  assert.is(made.status, 201, made.text);
+  const window = (made.json as { id: string }).id;
+  for (const k of cart) fleet!.setStatus(k, 'DOWN');
+  await eventually(async () => (await cartUp()) === 0, 'the cart instances DOWN');
+  // More events than the recent window holds, after the cart's: every node but the one checking an instance forgets its events.
+  for (const k of [41, 42, 43]) await register(nodes[k % 3]!, fleet!.registration(k, 'filler'));
+  await eventually(async () => ((await call('GET', `${n1.url}/applications/filler`)).json as { status: string }).status === 'UP', 'the filler instances UP');
+
+  assert.is((await call('DELETE', `${n1.url}/maintenance/${window}`)).status, 204);
+  const reports = await receiver!.received(cart.length, (request) => bodyOf(request).afterMaintenance === window, 20_000);
+  assert.equal(reports.map(summary), cart.map(() => `cart UP→DOWN after ${window}`));
+  assert.is(receiver!.requests.slice(start).filter((request) => bodyOf(request).afterMaintenance === window).length, cart.length, 'each reported once');
+  assert.equal(receiver!.requests.slice(start).filter((request) => bodyOf(request).instance?.name === 'cart' && bodyOf(request).afterMaintenance === undefined).map(summary), [],
+    'no change inside the window notified on its own');
+  for (const k of cart) fleet!.setStatus(k, 'UP');
 });
 
 test.run();

@@ -77,7 +77,8 @@ async function startNode(): Promise<Node> {
   await link.open(5000);
   // Sealed: each record carries a fresh IV, so an append is known by its own record, not by its content.
   const codec = new RecordCodec(new RecordSeal('a test secret of some length'), quiet);
-  const history = new RedisHistory(link, new Keys('own:'), { maxEventsPerInstance: 100, maxDeregisteredInstances: 100, log: quiet, codec, onForeignHistory: () => undefined });
+  const history = new RedisHistory(link, new Keys('own:'), { maxEventsPerInstance: 100, maxDeregisteredInstances: 100, log: quiet, codec, onForeignHistory: () => undefined,
+    assigned: () => true, view: () => 'one', window: 1000 });
   const bus = new EventBus(() => undefined);
   const published: InstanceChange[] = [];
   bus.on('instance.changed', (change) => void published.push(change));

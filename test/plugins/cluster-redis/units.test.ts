@@ -78,7 +78,7 @@ test('the append script compacts exactly as the kernel does (compactHistory), fo
     const all: InstanceEvent[] = [{ type: 'REGISTERED', registration } as EventDraft, ...tail].map((draft, version) =>
       ({ ...draft, instance: 'i', version, timestamp: 't', seq: version + 1 }) as InstanceEvent);
     for (const event of all) {
-      await APPEND.run(client!, [keys.events('i'), keys.versions, keys.snapshots, keys.feed, keys.seq, keys.meta, keys.deregistered, keys.outbox, keys.outboxOn, keys.meta],
+      await APPEND.run(client!, [keys.events('i'), keys.versions, keys.snapshots, keys.feed, keys.seq, keys.meta, keys.deregistered, keys.outbox, keys.outboxOn, keys.meta, keys.eventIndex],
         ['i', event.version, compactionKind(event), JSON.stringify(event), '{}', max, 1000, event.type, 'UP', 'UP', 't', incarnation, '', '']);
     }
     const held = await client!.sendCommand<[string, string[]][]>(['XRANGE', keys.events('i'), '-', '+']);
@@ -93,7 +93,7 @@ test('the append script refuses a stale version and a stale fence, and numbers e
   assert.equal([incarnation, base, seq], ['inc-1', '5000', '4999']);
   assert.equal(await INIT.run(client!, [keys.meta, keys.seq], ['inc-2', 9000]), ['inc-1', '5000', '4999'], 'an existing history is kept');
   const append = (version: number, fence = '') => APPEND.run<number>(client!, [keys.events('i'), keys.versions, keys.snapshots, keys.feed, keys.seq, keys.meta,
-    keys.deregistered, keys.outbox, keys.outboxOn, keys.epoch('job')], ['i', version, 'k', '{}', '{}', 100, 1000, 'INFO_CHANGED', 'UP', 'UP', 't', 'inc-1', fence, '']);
+    keys.deregistered, keys.outbox, keys.outboxOn, keys.epoch('job'), keys.eventIndex], ['i', version, 'k', '{}', '{}', 100, 1000, 'INFO_CHANGED', 'UP', 'UP', 't', 'inc-1', fence, '']);
   assert.is(await append(0), 5000);
   assert.is(await append(1), 5001);
   const conflict = await append(1).catch((error: Error) => error.message);
@@ -104,7 +104,7 @@ test('the append script refuses a stale version and a stale fence, and numbers e
   assert.is(await append(2, '1'), 5002);
   await client!.set(keys.epoch('job'), '2');
   assert.is(await append(3, '1').catch((error: Error) => error.message), 'STALE_FENCE 2');
-  const wrongHistory = await APPEND.run(client!, [keys.events('i'), keys.versions, keys.snapshots, keys.feed, keys.seq, keys.meta, keys.deregistered, keys.outbox, keys.outboxOn, keys.meta],
+  const wrongHistory = await APPEND.run(client!, [keys.events('i'), keys.versions, keys.snapshots, keys.feed, keys.seq, keys.meta, keys.deregistered, keys.outbox, keys.outboxOn, keys.meta, keys.eventIndex],
     ['i', 9, 'k', '{}', '{}', 100, 1000, 'INFO_CHANGED', 'UP', 'UP', 't', 'inc-other', '', '']).catch((error: Error) => error.message);
   assert.is(wrongHistory, 'INCARNATION inc-1');
 });

@@ -1,0 +1,180 @@
+import { isEmptyObject } from './empty-object.js';
+import { endpointsUnder } from './held-endpoints.js';
+import { applyEvent } from './instance.js';
+import { statusInfo } from './status.js';
+import type { Endpoint, Instance, InstanceEvent, Registration, StatusInfo } from './types.js';
+
+const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
+
+/** Endpoint id lists are the same for the instances of one application: one frozen array each, up to this many. */
+const MAX_SHARED_LISTS = 256;
+const sharedLists = new Map<string, readonly string[]>();
+
+function sharedList(ids: readonly string[]): readonly string[] {
+  const key = ids.join('\n');
+  const known = sharedLists.get(key);
+  if (known) return known;
+  const list = Object.freeze([...ids]);
+  if (sharedLists.size < MAX_SHARED_LISTS) sharedLists.set(key, list);
+  return list;
+}
+
+/**
+ * Info bodies, tag maps and metadata read from a shared log are each their own parse, though a
+ * fleet's are mostly the same few: one value per distinct text, up to this many of each, each at
+ * most MAX_SHARED_CHARS long (what the tables keep after the instances have gone stays small).
+ */
+const MAX_SHARED_VALUES = 256;
+const MAX_SHARED_CHARS = 4096;
+const sharedInfos = new Map<string, Readonly<Record<string, unknown>>>();
+const sharedTagMaps = new Map<string, Readonly<Record<string, string>>>();
+const sharedMetadata = new Map<string, Readonly<Record<string, string>>>();
+/** Application names and registration sources: a few strings, each parsed once per instance. */
+const MAX_SHARED_NAMES = 4096;
+const sharedNames = new Map<string, string>();
+/** Values looked up already (shared, or kept as they are): not serialised again on the instance's next event. */
+const looked = new WeakSet<object>();
+
+function sharedValue<T extends Readonly<Record<string, unknown>>>(table: Map<string, T>, value: T): T {
+  if (looked.has(value) || isEmptyObject(value)) return value;
+  const key = JSON.stringify(value);
+  const known = table.get(key);
+  if (known) return known;
+  if (table.size < MAX_SHARED_VALUES && key.length <= MAX_SHARED_CHARS) table.set(key, value);
+  looked.add(value);
+  return value;
+}
+
+function sharedName(name: string): string {
+  const known = sharedNames.get(name);
+  if (known !== undefined) return known;
+  if (sharedNames.size < MAX_SHARED_NAMES) sharedNames.set(name, name);
+  return name;
+}
+
+/** The registration with its name, source and metadata shared with the instances that have the same; its URLs are its own. */
+function sharedRegistration(registration: Registration): Registration {
+  if (looked.has(registration)) return registration;
+  const shared: Registration = {
+    name: sharedName(registration.name),
+    managementUrl: registration.managementUrl,
+    healthUrl: registration.healthUrl,
+    serviceUrl: registration.serviceUrl,
+    source: registration.source === null ? null : sharedName(registration.source),
+    metadata: sharedValue(sharedMetadata, registration.metadata),
+  };
+  looked.add(shared);
+  return shared;
+}
+
+/** The shared value of a known status without details (`statusInfo`), or the same one. */
+function sharedStatus(value: StatusInfo): StatusInfo {
+  if (!isEmptyObject(value.details)) return value;
+  const bare = statusInfo(value.status);
+  return bare.status === value.status ? bare : value;
+}
+
+/**
+ * The snapshot of an instance whose history a node does not hold (a cluster node holds every
+ * instance, but the histories only of those it checks). Its endpoints, when every one is at
+ * `<managementUrl>/<id>`, are held as the list of their ids, one list shared by every instance
+ * listing the same ids, and built when read. Such a snapshot is the only holder of its endpoints
+ * (no held event shares them), and they were the largest part of it. Its status, info, tags and
+ * the name, source and metadata of its registration are shared with the instances that read the
+ * same (each was parsed on its own from the log). `toJSON` gives the plain form, as the snapshot
+ * it stands for.
+ */
+class CompactInstance implements Instance {
+  readonly id: string;
+  readonly version: number;
+  readonly registration: Registration;
+  readonly registered: boolean;
+  readonly statusInfo: StatusInfo;
+  readonly statusTimestamp: string;
+  readonly info: Readonly<Record<string, unknown>>;
+  /** The ids of endpoints all at `<managementUrl>/<id>` (a shared list), or the endpoints themselves. */
+  readonly #endpoints: readonly string[] | readonly Endpoint[];
+  readonly buildVersion: string | null;
+  readonly tags: Readonly<Record<string, string>>;
+
+  constructor(instance: Instance, registration: Registration, endpoints: readonly string[] | readonly Endpoint[]) {
+    this.id = instance.id;
+    this.version = instance.version;
+    this.registration = sharedRegistration(registration);
+    this.registered = instance.registered;
+    this.statusInfo = sharedStatus(instance.statusInfo);
+    this.statusTimestamp = instance.statusTimestamp;
+    this.info = sharedValue(sharedInfos, instance.info);
+    this.#endpoints = endpoints;
+    this.buildVersion = instance.buildVersion;
+    this.tags = sharedValue(sharedTagMaps, instance.tags);
+  }
+
+  get endpoints(): readonly Endpoint[] {
+    const held = this.#endpoints;
+    return held.length > 0 && typeof held[0] === 'string' ? endpointsUnder(this.registration.managementUrl!, held as readonly string[]) : held as readonly Endpoint[];
+  }
+
+  /**
+   * This snapshot after a status or info change, which leaves the registration and the endpoints
+   * as they are: folded without its endpoints (an empty list stands in), which are carried over as
+   * held, not built, compared and looked up again.
+   */
+  afterKeepingEndpoints(event: InstanceEvent): CompactInstance {
+    const next = applyEvent({
+      id: this.id,
+      version: this.version,
+      registration: this.registration,
+      registered: this.registered,
+      statusInfo: this.statusInfo,
+      statusTimestamp: this.statusTimestamp,
+      info: this.info,
+      endpoints: NO_ENDPOINTS,
+      buildVersion: this.buildVersion,
+      tags: this.tags,
+    }, event);
+    return new CompactInstance(next, this.registration, this.#endpoints);
+  }
+
+  toJSON(): Instance {
+    return {
+      id: this.id,
+      version: this.version,
+      registration: this.registration,
+      registered: this.registered,
+      statusInfo: this.statusInfo,
+      statusTimestamp: this.statusTimestamp,
+      info: this.info,
+      endpoints: this.endpoints,
+      buildVersion: this.buildVersion,
+      tags: this.tags,
+    };
+  }
+}
+
+/** `instance` held compactly (see CompactInstance); reading it gives the same values. */
+export function compactInstance(instance: Instance): Instance {
+  const { registration } = instance;
+  if (!registration || instance instanceof CompactInstance) return instance;
+  return new CompactInstance(instance, registration, endpointIds(instance.endpoints, registration.managementUrl) ?? instance.endpoints);
+}
+
+/**
+ * `previous` after `event`, held compactly: the snapshot of an instance whose history this node
+ * does not hold, as every event of another node's instances is applied.
+ */
+export function applyCompactly(previous: Instance, event: InstanceEvent): Instance {
+  if (previous instanceof CompactInstance && (event.type === 'STATUS_CHANGED' || event.type === 'INFO_CHANGED')) return previous.afterKeepingEndpoints(event);
+  return compactInstance(applyEvent(previous, event));
+}
+
+/** The endpoints' ids, shared, when every one is at `<base>/<id>`; otherwise undefined. */
+function endpointIds(endpoints: readonly Endpoint[], base: string | null): readonly string[] | undefined {
+  if (!base || endpoints.length === 0) return undefined;
+  const ids: string[] = [];
+  for (const { id, url } of endpoints) {
+    if (url.length !== base.length + 1 + id.length || !url.startsWith(base) || url.charCodeAt(base.length) !== 0x2f || !url.endsWith(id)) return undefined;
+    ids.push(id);
+  }
+  return sharedList(ids);
+}
