@@ -121,22 +121,16 @@ class CompactInstance implements Instance {
    * held, not built, compared and looked up again.
    */
   afterKeepingEndpoints(event: InstanceEvent): CompactInstance {
-    const next = applyEvent({
-      id: this.id,
-      version: this.version,
-      registration: this.registration,
-      registered: this.registered,
-      statusInfo: this.statusInfo,
-      statusTimestamp: this.statusTimestamp,
-      info: this.info,
-      endpoints: NO_ENDPOINTS,
-      buildVersion: this.buildVersion,
-      tags: this.tags,
-    }, event);
+    const next = applyEvent(this.#plain(NO_ENDPOINTS), event);
     return new CompactInstance(next, this.registration, this.#endpoints);
   }
 
   toJSON(): Instance {
+    return this.#plain(this.endpoints);
+  }
+
+  /** This snapshot as a plain instance with `endpoints`. */
+  #plain(endpoints: Instance['endpoints']): Instance {
     return {
       id: this.id,
       version: this.version,
@@ -145,7 +139,7 @@ class CompactInstance implements Instance {
       statusInfo: this.statusInfo,
       statusTimestamp: this.statusTimestamp,
       info: this.info,
-      endpoints: this.endpoints,
+      endpoints,
       buildVersion: this.buildVersion,
       tags: this.tags,
     };
