@@ -8,8 +8,8 @@ import { runInNewContext } from 'node:vm';
  * which would compact the rest, waits for a moment when JavaScript allocates little: a daemon
  * checking thousands of instances a second never has one. After a burst (a fleet registering at
  * once, a reload of every instance) the old generation's pages stay half empty and committed for
- * as long as no further burst comes. One compacting collection once the burst is over returns
- * them; it pauses the loop once, for about as long as a full collection of the live heap takes.
+ * as long as no further burst comes. A few full collections once the burst is over return them,
+ * each pausing the loop for about as long as a full collection of the live heap takes.
  */
 
 /** What is sampled: V8's old generation, in bytes. */
