@@ -290,7 +290,7 @@ export interface Registry {
   readonly completeAfter: number;
   /** Every event with `after < seq <= upTo` (default: `lastSeq`), oldest first, in batches read as consumed. */
   readEvents(after: number, upTo?: number): AsyncIterable<readonly InstanceEvent[]>;
-  /** The whole history of one instance up to `lastSeq`, wherever it is held. */
+  /** The whole history of one instance up to `lastSeq`, wherever it is held; never rejects (while the log is unreachable: what this node holds of it). */
   readEventsOf(id: string): Promise<readonly InstanceEvent[]>;
   /** `seq` of the newest event applied to this node's snapshot. */
   readonly lastSeq: number;

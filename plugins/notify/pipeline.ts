@@ -165,8 +165,7 @@ export class Pipeline {
       const application = ctx.registry.get(item.instance)?.registration?.name;
       const inWindow = async (at: number) => application !== undefined && (await this.#covering(item.instance, application, at)) !== undefined;
       // A cluster node may hold only the newest events of an instance it does not check: the rest from Redis.
-      const history = await ctx.registry.readEventsOf(item.instance).catch(() => ctx.registry.eventsOf(item.instance));
-      const held = await heldChange(item, history, this.#config.hold, inWindow);
+      const held = await heldChange(item, await ctx.registry.readEventsOf(item.instance), this.#config.hold, inWindow);
       if (!held) {
         stats.held += 1;
         return;
