@@ -166,8 +166,6 @@ export class MaintenanceStore {
    */
   async covering(instanceId: string, application: string, at: number): Promise<ActiveWindow | undefined> {
     let snapshot = await this.#snapshot();
-    // Any copy from before the change may be wrong both ways: a window another node made just
-    // before the change may be missing from it, one deleted by then may still be in it.
     if (snapshot.from <= at) snapshot = await this.#readAfter(at);
     return this.#active(snapshot, at).find((window) => window.scope.covers(instanceId, application));
   }
