@@ -270,7 +270,12 @@ export class InstanceRegistry implements LogReceiver {
   /** The history of one instance as this node applied it: held, or read from the log (its newest events while the log is unreachable). */
   async readEventsOf(id: string): Promise<readonly InstanceEvent[]> {
     if (!this.#remote || this.#holds(id)) return this.eventsOf(id);
-    return this.#remote.readInstance(id, this.#lastSeq).catch(() => this.eventsOf(id));
+    try {
+      return await this.#remote.readInstance(id, this.#lastSeq);
+    } catch {
+      // A log's read may also throw before it returns a promise: the promise never rejects.
+      return this.eventsOf(id);
+    }
   }
 
   /** The held histories and the recent window merged, `after < seq <= upTo`, in seq order. */
