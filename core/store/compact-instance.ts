@@ -1,6 +1,7 @@
 import { isEmptyObject } from './empty-object.js';
 import { endpointsUnder } from './held-endpoints.js';
 import { applyEvent } from './instance.js';
+import { packRegistration } from './packed-registration.js';
 import { statusInfo } from './status.js';
 import type { Endpoint, Instance, InstanceEvent, Registration, StatusInfo } from './types.js';
 
@@ -52,10 +53,13 @@ function sharedName(name: string): string {
   return name;
 }
 
-/** The registration with its name, source and metadata shared with the instances that have the same; its URLs are its own. */
+/**
+ * The registration with its name, source and metadata shared with the instances that have the
+ * same, and its URLs packed when they allow it (`packRegistration`); its URLs are its own.
+ */
 function sharedRegistration(registration: Registration): Registration {
   if (looked.has(registration)) return registration;
-  const shared: Registration = {
+  const plain: Registration = {
     name: sharedName(registration.name),
     managementUrl: registration.managementUrl,
     healthUrl: registration.healthUrl,
@@ -63,6 +67,7 @@ function sharedRegistration(registration: Registration): Registration {
     source: registration.source === null ? null : sharedName(registration.source),
     metadata: sharedValue(sharedMetadata, registration.metadata),
   };
+  const shared = packRegistration(plain) ?? plain;
   looked.add(shared);
   return shared;
 }

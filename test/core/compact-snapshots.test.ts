@@ -63,8 +63,12 @@ test('a snapshot held compactly reads and serialises as the full one: every fiel
     assert.equal(b.endpoints.map((e) => [e.id, e.url]), endpoints.map((e) => [e.id, e.url]));
     assert.equal(JSON.parse(JSON.stringify(b)), JSON.parse(JSON.stringify(a)));
     assert.equal(JSON.parse(JSON.stringify(views.instance(b))), JSON.parse(JSON.stringify(views.instance(a))));
-    for (const key of ['id', 'version', 'registration', 'registered', 'statusInfo', 'statusTimestamp', 'info', 'buildVersion', 'tags'] as const) {
+    for (const key of ['id', 'version', 'registered', 'statusInfo', 'statusTimestamp', 'info', 'buildVersion', 'tags'] as const) {
       assert.equal(b[key], a[key], key);
+    }
+    // The registration is held packed (its URLs built when read): each field reads as the full one's.
+    for (const key of ['name', 'managementUrl', 'healthUrl', 'serviceUrl', 'source', 'metadata'] as const) {
+      assert.equal(b.registration![key], a.registration![key], `registration.${key}`);
     }
   }
 });
