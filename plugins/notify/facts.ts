@@ -9,9 +9,7 @@ const MAX_DETAILS_BYTES = 8 * 1024;
 
 /** What a notification may say about an instance: the sanitised wire view, never the stored secrets. */
 export function notifiedInstance(instance: Instance, views: JsonViews, status: string): NotifiedInstance {
-  const registration = views.registration(instance.registration!) as {
-    name: string; healthUrl: string; managementUrl: string | null; serviceUrl: string | null; source: string | null; metadata: Record<string, string>;
-  };
+  const registration = views.registration(instance.registration!);
   const current = instance.statusInfo.status === status;
   const details = current && JSON.stringify(instance.statusInfo.details).length <= MAX_DETAILS_BYTES ? instance.statusInfo.details : {};
   return {

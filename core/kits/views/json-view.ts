@@ -8,25 +8,33 @@ import { MASK, maskUrlPassword, visibleEndpoints, type Application, type Endpoin
 export function createJsonViews(sanitizePatterns: readonly string[]): JsonViews {
   const patterns = sanitizePatterns.map((pattern) => new RegExp(`^(?:${pattern})$`, 'i'));
   const sensitive = (key: string) => patterns.some((pattern) => pattern.test(key));
-  // Registrations are shared by many events and snapshots: sanitise each one once.
-  const cache = new WeakMap<Registration, Record<string, unknown>>();
+  // Registrations are shared by many events and snapshots: sanitise each one once. One with nothing
+  // to mask is its own view, so the cache holds no copy of its strings (a node may hold 100,000).
+  const cache = new WeakMap<Registration, Registration>();
 
   const registration = (value: Registration) => {
     let view = cache.get(value);
     if (!view) {
-      const metadata: Record<string, string> = {};
-      for (const [key, entry] of Object.entries(value.metadata)) metadata[key] = sensitive(key) ? MASK : entry;
-      view = {
-        name: value.name,
-        managementUrl: maskUrlPassword(value.managementUrl),
-        healthUrl: maskUrlPassword(value.healthUrl),
-        serviceUrl: maskUrlPassword(value.serviceUrl),
-        source: value.source,
-        metadata,
-      };
+      view = masked(value);
       cache.set(value, view);
     }
     return view;
+  };
+
+  const masked = (value: Registration): Registration => {
+    const urls = [value.managementUrl, value.healthUrl, value.serviceUrl];
+    const keys = Object.keys(value.metadata);
+    if (!keys.some(sensitive) && !urls.some((url) => url?.includes('@'))) return value;
+    const metadata: Record<string, string> = {};
+    for (const [key, entry] of Object.entries(value.metadata)) metadata[key] = sensitive(key) ? MASK : entry;
+    return {
+      name: value.name,
+      managementUrl: maskUrlPassword(value.managementUrl),
+      healthUrl: maskUrlPassword(value.healthUrl),
+      serviceUrl: maskUrlPassword(value.serviceUrl),
+      source: value.source,
+      metadata,
+    };
   };
 
   // Tags come from `tags.*` metadata (and info): `tags.password` is as secret under either name.

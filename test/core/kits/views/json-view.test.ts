@@ -36,4 +36,16 @@ test('json views sanitise metadata everywhere and add the health endpoint', () =
   }
 });
 
+test('a registration with nothing to mask is its own view (the cache copies none of its strings); one with a URL password or a sensitive key is a masked copy', () => {
+  const views = createJsonViews(DEFAULT_SANITIZE);
+  const plain = { name: 'shop', managementUrl: 'http://h:8080/actuator', healthUrl: 'http://h:8080/actuator/health', serviceUrl: 'http://h:8080/', source: 'http-api', metadata: { team: 'blue' } };
+  assert.is(views.registration(plain), plain);
+  const secretKey = { ...plain, metadata: { team: 'blue', password: 'pw' } };
+  assert.equal(views.registration(secretKey), { ...plain, metadata: { team: 'blue', password: '******' } });
+  assert.is(views.registration(secretKey), views.registration(secretKey), 'masked once, then served from the cache');
+  const withPassword = { ...plain, healthUrl: 'http://u:pw@h:8080/actuator/health' };
+  assert.equal(views.registration(withPassword), { ...plain, healthUrl: 'http://u:******@h:8080/actuator/health' });
+  assert.is(secretKey.metadata.password, 'pw', 'the stored values are untouched');
+});
+
 test.run();
