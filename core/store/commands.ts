@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { boundStatus } from './bounds.js';
 import { visibleEndpoints } from './instance.js';
+import { sharedRegistration } from './shared-values.js';
 import type { Endpoint, EventDraft, Instance, Registration, StatusInfo } from './types.js';
 
 /**
@@ -14,12 +15,13 @@ export type Command = (current: Instance) => EventDraft | null;
 /**
  * REGISTERED, REGISTRATION_UPDATED, or nothing for a heartbeat (an equal registration). The
  * registry's `register` runs it, and the REST API leaves the heartbeat to it (no check of its own).
+ * The registration recorded is the one held (`sharedRegistration`), so the snapshot and its event share it.
  */
 export function registerCommand(registration: Registration): Command {
   return (current) => {
-    if (!current.registered) return { type: 'REGISTERED', registration };
+    if (!current.registered) return { type: 'REGISTERED', registration: sharedRegistration(registration) };
     if (current.registration && sameRegistration(current.registration, registration)) return null; // a heartbeat
-    return { type: 'REGISTRATION_UPDATED', registration };
+    return { type: 'REGISTRATION_UPDATED', registration: sharedRegistration(registration) };
   };
 }
 

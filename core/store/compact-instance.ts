@@ -1,8 +1,6 @@
-import { isEmptyObject } from './empty-object.js';
 import { endpointsUnder } from './held-endpoints.js';
 import { applyEvent } from './instance.js';
-import { packRegistration } from './packed-registration.js';
-import { statusInfo } from './status.js';
+import { sharedInfo, sharedRegistration, sharedStatus, sharedTagMap } from './shared-values.js';
 import type { Endpoint, Instance, InstanceEvent, Registration, StatusInfo } from './types.js';
 
 const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
@@ -18,65 +16,6 @@ function sharedList(ids: readonly string[]): readonly string[] {
   const list = Object.freeze([...ids]);
   if (sharedLists.size < MAX_SHARED_LISTS) sharedLists.set(key, list);
   return list;
-}
-
-/**
- * Info bodies, tag maps and metadata read from a shared log are each their own parse, though a
- * fleet's are mostly the same few: one value per distinct text, up to this many of each, each at
- * most MAX_SHARED_CHARS long (what the tables keep after the instances have gone stays small).
- */
-const MAX_SHARED_VALUES = 256;
-const MAX_SHARED_CHARS = 4096;
-const sharedInfos = new Map<string, Readonly<Record<string, unknown>>>();
-const sharedTagMaps = new Map<string, Readonly<Record<string, string>>>();
-const sharedMetadata = new Map<string, Readonly<Record<string, string>>>();
-/** Application names and registration sources: a few strings, each parsed once per instance. */
-const MAX_SHARED_NAMES = 4096;
-const sharedNames = new Map<string, string>();
-/** Values looked up already (shared, or kept as they are): not serialised again on the instance's next event. */
-const looked = new WeakSet<object>();
-
-function sharedValue<T extends Readonly<Record<string, unknown>>>(table: Map<string, T>, value: T): T {
-  if (looked.has(value) || isEmptyObject(value)) return value;
-  const key = JSON.stringify(value);
-  const known = table.get(key);
-  if (known) return known;
-  if (table.size < MAX_SHARED_VALUES && key.length <= MAX_SHARED_CHARS) table.set(key, value);
-  looked.add(value);
-  return value;
-}
-
-function sharedName(name: string): string {
-  const known = sharedNames.get(name);
-  if (known !== undefined) return known;
-  if (sharedNames.size < MAX_SHARED_NAMES) sharedNames.set(name, name);
-  return name;
-}
-
-/**
- * The registration with its name, source and metadata shared with the instances that have the
- * same, and its URLs packed when they allow it (`packRegistration`); its URLs are its own.
- */
-function sharedRegistration(registration: Registration): Registration {
-  if (looked.has(registration)) return registration;
-  const plain: Registration = {
-    name: sharedName(registration.name),
-    managementUrl: registration.managementUrl,
-    healthUrl: registration.healthUrl,
-    serviceUrl: registration.serviceUrl,
-    source: registration.source === null ? null : sharedName(registration.source),
-    metadata: sharedValue(sharedMetadata, registration.metadata),
-  };
-  const shared = packRegistration(plain) ?? plain;
-  looked.add(shared);
-  return shared;
-}
-
-/** The shared value of a known status without details (`statusInfo`), or the same one. */
-function sharedStatus(value: StatusInfo): StatusInfo {
-  if (!isEmptyObject(value.details)) return value;
-  const bare = statusInfo(value.status);
-  return bare.status === value.status ? bare : value;
 }
 
 /**
@@ -109,10 +48,10 @@ class CompactInstance implements Instance {
     this.registered = instance.registered;
     this.statusInfo = sharedStatus(instance.statusInfo);
     this.statusTimestamp = instance.statusTimestamp;
-    this.info = sharedValue(sharedInfos, instance.info);
+    this.info = sharedInfo(instance.info);
     this.#endpoints = endpoints;
     this.buildVersion = instance.buildVersion;
-    this.tags = sharedValue(sharedTagMaps, instance.tags);
+    this.tags = sharedTagMap(instance.tags);
   }
 
   get endpoints(): readonly Endpoint[] {

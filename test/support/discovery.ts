@@ -61,9 +61,13 @@ export function registered(kernel: TestKernel): string[] {
   return kernel.kernel.registry.list().map((instance) => `${instance.registration!.name} ${instance.registration!.healthUrl}`).sort();
 }
 
-/** The registration of the registered instance with this health URL. */
+/**
+ * The registration of the registered instance with this health URL, as its fields read (the
+ * registry may hold it packed, its URLs built when read: a plain copy compares as a value).
+ */
 export function registrationAt(kernel: TestKernel, healthUrl: string): Registration | undefined {
-  return kernel.kernel.registry.list().find((instance) => instance.registration?.healthUrl === healthUrl)?.registration ?? undefined;
+  const held = kernel.kernel.registry.list().find((instance) => instance.registration?.healthUrl === healthUrl)?.registration;
+  return held ? { name: held.name, managementUrl: held.managementUrl, healthUrl: held.healthUrl, serviceUrl: held.serviceUrl, source: held.source, metadata: held.metadata } : undefined;
 }
 
 /** `POST /applications`, asserting its 200. */
