@@ -153,4 +153,28 @@ test('a warning when max-connections would leave too few open files for the rest
   }
 });
 
+test('a reload of server applies to new connections: a higher max-connections-per-address lets the next one in', async () => {
+  const tk = await startTestKernel({
+    plugins: ['rest-api'],
+    config: { 'log-level': 'info', server: { 'max-connections-per-address': 2, 'per-address-exempt': [], 'headers-timeout': '60s' } },
+  });
+  const slow = Array.from({ length: 3 }, () => new SlowClient(portOf(tk), '127.0.0.1'));
+  try {
+    // One of the three is refused at once, so the other two hold the address's two connections.
+    await Promise.race(slow.map((client) => client.ended.then((end) => (end.received === '' ? undefined : new Promise(() => undefined)))));
+    const refused = await getFrom('127.0.0.1', portOf(tk), '/instances', {}, 10_000).then(
+      (reply) => `answered ${reply.status}`,
+      (error: NodeJS.ErrnoException) => error.code ?? error.message,
+    );
+    assert.ok(['ECONNRESET', 'socket hang up'].includes(refused), refused);
+    const report = await tk.reload({ 'log-level': 'info', server: { 'max-connections-per-address': 4, 'per-address-exempt': [], 'headers-timeout': '60s' } });
+    assert.equal(report, { applied: ['server'], restart: [], failed: [] });
+    assert.is((await getFrom('127.0.0.1', portOf(tk), '/instances', {}, 10_000)).status, 200);
+  } finally {
+    for (const client of slow) client.destroy();
+    await Promise.all(slow.map((client) => client.ended));
+    await tk.stop();
+  }
+});
+
 test.run();
