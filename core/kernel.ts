@@ -16,8 +16,8 @@ import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
 import {
-  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type JsonViews, type Logger,
-  type Outbound, type PluginContext, type Services,
+  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type AccessDecider, type HttpMethod, type JsonViews,
+  type Logger, type Outbound, type PluginContext, type Services,
 } from './plugin-api.js';
 import { EVENT_LOG } from './event-log.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
@@ -31,8 +31,6 @@ import { MemoryEventLog } from './store/memory-event-log.js';
 import { runSeqBase } from './store/seq-base.js';
 import { planReload, type ReloadReport } from './reload.js';
 import { InstanceRegistry } from './store/registry.js';
-import { AccessPolicy } from './access/policy.js';
-import { accessMeRoute } from './access/me-route.js';
 
 export type Phase = 'stopped' | 'starting' | 'started' | 'stopping';
 
@@ -45,6 +43,13 @@ export interface KernelParts {
   outbound(settings: KernelConfig, userAgent: () => string): Outbound;
   /** `ctx.views`, masking the metadata keys `sanitizePatterns` match; `replace` applies a reloaded `metadata-keys-to-sanitize`. */
   views(sanitizePatterns: readonly string[]): { readonly views: JsonViews; replace(patterns: readonly string[]): void };
+  /**
+   * The decision point every route goes through, from the `access` section, adding `GET /access/me`
+   * through `http`; `applicationOf` tells an instance's application; `replace` applies a reloaded section.
+   */
+  access(
+    settings: KernelConfig['access'], http: PluginContext['http'], applicationOf: (id: string) => string | undefined,
+  ): { readonly decider: AccessDecider; replace(settings: KernelConfig['access']): void };
 }
 
 // Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
@@ -75,8 +80,8 @@ export class Kernel {
   readonly #bus: EventBus;
   readonly #services: Services;
   readonly #serviceRegistry: ServiceRegistry;
-  /** The `access` section in effect (replaced on reload). */
-  #access: AccessPolicy;
+  /** The decision point, whose policy a reload of `access` replaces. */
+  readonly #access: ReturnType<KernelParts['access']>;
 
   /** What happens when a plugin asks to exit: set by the embedder (main: stop, then exit); stopping by default. */
   #onExitRequest: (exitCode: number) => void = () => {
@@ -100,9 +105,8 @@ export class Kernel {
     // Asked when the first call goes out: by then the port is bound and a plugin may have named the node.
     const outbound = parts.outbound(prepared.settings, () => `Vigil/${vigilVersion()} (node ${kernelServices.use(NODE_ID) ?? `${hostname()}:${this.#boundPort ?? prepared.settings.port}`})`);
     // Every route of every plugin is checked against the caller's grants before its handler runs.
-    this.#access = new AccessPolicy(prepared.settings.access);
-    this.#router.checkAccess({ policy: () => this.#access, applicationOf: (id) => this.#registry.get(id)?.registration?.name });
-    accessMeRoute(this.#router, () => this.#access);
+    this.#access = parts.access(prepared.settings.access, this.#routesFor(), (id) => this.#registry.get(id)?.registration?.name);
+    this.#router.checkAccess(this.#access.decider);
     const ranks = new Map(prepared.plugins.map((item) => [item.plugin.name, item.rank]));
     for (const item of prepared.plugins) this.#configs.set(item.plugin.name, { config: item.config, rank: item.rank });
     // The phase is the kernel's own readiness: not ready while starting or stopping.
@@ -262,7 +266,7 @@ export class Kernel {
     const settings: Record<string, unknown> = { ...this.#settings };
     for (const key of plan.kernel) {
       if (key === 'log-level') this.#log.setLevel?.(next.settings['log-level']);
-      if (key === 'access') this.#access = new AccessPolicy(next.settings.access);
+      if (key === 'access') this.#access.replace(next.settings.access);
       if (key === 'metadata-keys-to-sanitize') this.#views.replace(next.settings['metadata-keys-to-sanitize']);
       if (key === 'server') {
         this.#limits?.apply(limitsOf(next.settings));

@@ -74,6 +74,7 @@ export {
   ACTIONS, ALL_APPLICATIONS, ROLES, type AccessDecision, type AccessGrant, type AccessMe, type AccessRequest, type Action, type ApplicationScope,
   type Role, type RouteAccess,
 } from './contract/access.js';
+export type { AccessDecider, AccessVerdict, DecidedRequest } from './contract/access-decider.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
 
 /** A plugin: a plain object, usually the default export of its module. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka, { type Polka, type Request } from 'polka';
-import type { Hook, HttpMethod, Logger, RouteHandler, RouteOptions, VigilRequest } from '../plugin-api.js';
+import type { AccessDecider, Hook, HttpMethod, Logger, RouteHandler, RouteOptions, VigilRequest } from '../plugin-api.js';
 import { acceptsExplicitly } from './accepts.js';
 import { crossSiteRefusal, type OriginTrust } from './cross-site.js';
 import { StoreUnavailableError } from '../contract/event-log.js';
@@ -8,15 +8,7 @@ import { messageOf } from '../errors.js';
 import { HttpError, errorBody } from './http-error.js';
 import type { HostRefusal } from './allowed-hosts.js';
 import { OccasionalWarning } from '../occasional-warning.js';
-import { decide, mayMissRoutes, refusal, type ApplicationOfInstance } from '../access/decide.js';
-import type { AccessPolicy } from '../access/policy.js';
 import { NO_APPLICATIONS } from '../contract/access.js';
-
-/** What the router asks before every handler: the access policy now, and where instances live. */
-export interface AccessCheck {
-  policy(): AccessPolicy;
-  readonly applicationOf: ApplicationOfInstance;
-}
 
 /** Decides which `Host` values are served (`AllowedHosts`). */
 export interface HostCheck {
@@ -48,7 +40,7 @@ export class Router {
   readonly #trusted: OriginTrust[] = [];
   readonly #observers: ResponseObserver[] = [];
   #sealed = false;
-  #access: AccessCheck | undefined;
+  #access: AccessDecider | undefined;
 
   constructor(readonly contextPath: string, private readonly log: Logger) {}
 
@@ -60,9 +52,9 @@ export class Router {
   }
 
   /** The access check every route goes through (the kernel's decision point); none in bare routers. */
-  checkAccess(check: AccessCheck): void {
+  checkAccess(decider: AccessDecider): void {
     this.#assertOpen();
-    this.#access = check;
+    this.#access = decider;
   }
 
   /** Adds a listener told of every response once it is finished or its connection closed. */
@@ -127,7 +119,7 @@ export class Router {
         request.route = pattern;
         // The one place that decides what a caller may do, for every route of every plugin.
         if (access) {
-          const verdict = decide(access.policy(), request, route.options, access.applicationOf, this.contextPath, () => exactMatch(segments, request.path));
+          const verdict = access.decide(request, route.options, () => exactMatch(segments, request.path));
           if (verdict.kind === 'refuse') {
             this.log.debug(`${verdict.status} for ${req.method} ${request.path}: ${verdict.message}`);
             // What was refused, for whoever observes the response (the audit trail); the handler never sees it.
@@ -207,10 +199,8 @@ export class Router {
 
   /** No route: 404, but a caller who may read nothing (a machine credential) learns only that it may not. */
   #noMatch(req: VigilRequest, res: ServerResponse): void {
-    const access = this.#access;
-    if (access && req.principal && !mayMissRoutes(access.policy(), req)) {
-      const policy = access.policy();
-      const message = refusal(policy.grantsOf(req.principal), 'other', false, this.contextPath, req.principal.name);
+    const message = this.#access?.unmatched(req);
+    if (message !== undefined) {
       this.log.debug(`403 for ${req.method} ${req.path}: ${message}`);
       this.sendError(req, res, 403, message);
       return;

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../bin/testing.js';
-import { permissionsOf, type AccessMe } from '../../../core/domain/index.js';
+import { startTestKernel } from '../../../../bin/testing.js';
+import { permissionsOf, type AccessMe } from '../../../../core/domain/index.js';
 import { ACCESS, ELEVATED, accessKernel, as, basicAuth, bearer, call, registerAt } from './support.js';
 
 /** The caller's permissions, read from its own `GET /access/me` as the dashboard reads them. */
