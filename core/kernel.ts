@@ -9,15 +9,12 @@ import { describeDaemon } from './about.js';
 import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
 import { answerProtocolErrors } from './http/protocol-errors.js';
-import { AllowedHosts } from './http/allowed-hosts.js';
-import { ConnectionLimits, connectionsCheckingInterval, type ConnectionLimitSettings } from './http/connection-limits.js';
-import { openFileLimit, openFileWarning } from './http/open-file-limit.js';
 import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
 import {
-  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type AccessDecider, type HttpMethod, type JsonViews,
-  type Logger, type Outbound, type PluginContext, type Services,
+  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type AccessDecider, type HttpEdge, type HttpMethod,
+  type JsonViews, type Logger, type Outbound, type PluginContext, type Services,
 } from './plugin-api.js';
 import { EVENT_LOG } from './event-log.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
@@ -50,6 +47,11 @@ export interface KernelParts {
   access(
     settings: KernelConfig['access'], http: PluginContext['http'], applicationOf: (id: string) => string | undefined,
   ): { readonly decider: AccessDecider; replace(settings: KernelConfig['access']): void };
+  /**
+   * The guards of the HTTP server, from the `server` section, built once plugins are set up:
+   * `listenHost` (the `host` key) and what plugins contribute (`contributedHosts`) are allowed hosts too.
+   */
+  httpEdge(settings: KernelConfig['server'], listenHost: string, contributedHosts: () => readonly string[], log: Logger): HttpEdge;
 }
 
 // Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
@@ -63,8 +65,7 @@ const LOGGER = Symbol('logger');
 export class Kernel {
   #phase: Phase = 'stopped';
   #server: Server | undefined;
-  #limits: ConnectionLimits | undefined;
-  #allowedHosts: AllowedHosts | undefined;
+  #edge: HttpEdge | undefined;
   #url: string | undefined;
   #boundPort: number | undefined;
   readonly #abort = new AbortController();
@@ -73,6 +74,7 @@ export class Kernel {
   readonly #registry: InstanceRegistry;
   #settings: KernelConfig;
   readonly #log: KernelLogger;
+  readonly #parts: KernelParts;
   readonly #views: ReturnType<KernelParts['views']>;
   /** Each loaded plugin's running section (what `ctx.config` returns), by plugin name. */
   readonly #configs = new Map<string, { config: unknown; readonly rank: number }>();
@@ -92,6 +94,7 @@ export class Kernel {
     const scope = compose(prepared.settings, log);
     this.#settings = prepared.settings;
     this.#log = log;
+    this.#parts = parts;
     this.#router = scope.resolve(Router);
     this.#registry = scope.resolve(InstanceRegistry);
     const bus = scope.resolve(EventBus);
@@ -191,24 +194,17 @@ export class Kernel {
       this.#serviceRegistry.provideDefault(SHARED_STATE, new LocalSharedState());
       this.#serviceRegistry.provideDefault(EVENT_OUTBOX, new LocalOutbox(this.#bus));
       await this.#registry.open(this.#services.use(EVENT_LOG)!, this.#services.use(LEASES)!);
-      const server = this.#settings.server;
       const contributions = this.#services.collect(ALLOWED_HOSTS);
-      this.#allowedHosts = new AllowedHosts({
-        configured: server['allowed-hosts'],
-        listenHost: this.#settings.host,
-        contributed: () => contributions.flatMap((source) => source.hosts()),
-      });
+      const edge = this.#parts.httpEdge(this.#settings.server, this.#settings.host, () => contributions.flatMap((source) => source.hosts()), this.#log);
+      this.#edge = edge;
       // Host is checked by the router, so that a request without one (or with a refused one) also gets a JSON error.
       this.#server = createServer({
         requireHostHeader: false,
-        headersTimeout: server['headers-timeout'],
-        // Node's default, named because headersTimeout must not exceed it.
+        // Node's default, named because headersTimeout (in the edge's options) must not exceed it.
         requestTimeout: 300_000,
-        connectionsCheckingInterval: connectionsCheckingInterval(server['headers-timeout']),
-      }, this.#router.build(this.#allowedHosts));
-      this.#limits = new ConnectionLimits(this.#server, limitsOf(this.#settings), this.#log.child('http'));
-      const fdWarning = openFileWarning(server['max-connections'], openFileLimit());
-      if (fdWarning) this.#log.warn(fdWarning);
+        ...edge.serverOptions,
+      }, this.#router.build(edge));
+      edge.guard(this.#server);
       answerProtocolErrors(this.#server, this.#router);
       await listen(this.#server, this.#settings.port, this.#settings.host);
       const { port } = this.#server.address() as AddressInfo;
@@ -268,10 +264,7 @@ export class Kernel {
       if (key === 'log-level') this.#log.setLevel?.(next.settings['log-level']);
       if (key === 'access') this.#access.replace(next.settings.access);
       if (key === 'metadata-keys-to-sanitize') this.#views.replace(next.settings['metadata-keys-to-sanitize']);
-      if (key === 'server') {
-        this.#limits?.apply(limitsOf(next.settings));
-        this.#allowedHosts?.configure(next.settings.server['allowed-hosts']);
-      }
+      if (key === 'server') this.#edge?.reload(next.settings.server);
       settings[key] = next.settings[key];
       report.applied.push(key);
     }
@@ -343,16 +336,6 @@ function compose(settings: KernelConfig, log: Logger): DependencyContainer {
   scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));
   scope.register(ServiceRegistry, single(() => new ServiceRegistry()));
   return scope;
-}
-
-function limitsOf(settings: KernelConfig): ConnectionLimitSettings {
-  const server = settings.server;
-  return {
-    maxConnections: server['max-connections'],
-    perAddress: server['max-connections-per-address'],
-    exempt: server['per-address-exempt'],
-    headersTimeoutMs: server['headers-timeout'],
-  };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -74,8 +74,10 @@ export {
   ACTIONS, ALL_APPLICATIONS, ROLES, type AccessDecision, type AccessGrant, type AccessMe, type AccessRequest, type Action, type ApplicationScope,
   type Role, type RouteAccess,
 } from './contract/access.js';
-export type { AccessDecider, AccessVerdict, DecidedRequest } from './contract/access-decider.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
+// What the kernel asks of two of the parts the composition root builds for it (the kits `access` and `http-edge`).
+export type { AccessDecider, AccessVerdict, DecidedRequest } from './contract/access-decider.js';
+export type { HostRefusal, HttpEdge, OriginTrust, ServerSettings } from './contract/http-edge.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {

@@ -1,19 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka, { type Polka, type Request } from 'polka';
-import type { AccessDecider, Hook, HttpMethod, Logger, RouteHandler, RouteOptions, VigilRequest } from '../plugin-api.js';
+import type { AccessDecider, Hook, HttpEdge, HttpMethod, Logger, OriginTrust, RouteHandler, RouteOptions, VigilRequest } from '../plugin-api.js';
 import { acceptsExplicitly } from './accepts.js';
-import { crossSiteRefusal, type OriginTrust } from './cross-site.js';
 import { StoreUnavailableError } from '../contract/event-log.js';
 import { messageOf } from '../errors.js';
 import { HttpError, errorBody } from './http-error.js';
-import type { HostRefusal } from './allowed-hosts.js';
 import { OccasionalWarning } from '../occasional-warning.js';
 import { NO_APPLICATIONS } from '../contract/access.js';
 
-/** Decides which `Host` values are served (`AllowedHosts`). */
-export interface HostCheck {
-  refusal(header: string | undefined): HostRefusal | undefined;
-}
+/** What the router asks of every request before any hook or route: the edge guards' `Host` and cross-site checks. */
+type RequestGuards = Pick<HttpEdge, 'hostRefusal' | 'crossSiteRefusal'>;
 
 interface RouteEntry {
   readonly method: HttpMethod;
@@ -70,7 +66,7 @@ export class Router {
     hooks.push(hook);
   }
 
-  /** Adds a test for origins whose pages may send unsafe requests (see `crossSiteRefusal`). */
+  /** Adds a test for origins whose pages may send unsafe requests (see `HttpEdge.crossSiteRefusal`). */
   trustOrigin(trust: OriginTrust): void {
     this.#assertOpen();
     this.#trusted.push(trust);
@@ -82,9 +78,9 @@ export class Router {
 
   /**
    * The request listener for `http.createServer`. No route or hook can be added afterwards.
-   * `hosts`, when given, is asked first about every request's `Host`.
+   * `guards` are asked first about every request's `Host`, then whether it is a cross-site forgery.
    */
-  build(hosts?: HostCheck): (req: IncomingMessage, res: ServerResponse) => void {
+  build(guards: RequestGuards): (req: IncomingMessage, res: ServerResponse) => void {
     this.#sealed = true;
     const app: Polka = polka({
       onError: (error, req, res) => this.#onError(error, req as VigilRequest, res),
@@ -94,7 +90,7 @@ export class Router {
     // reach authentication, where the browser would have added the operator's credentials.
     const trusted = this.#trusted;
     app.use((req, res, next) => {
-      const refusal = crossSiteRefusal(req, trusted);
+      const refusal = guards.crossSiteRefusal(req, trusted);
       if (refusal === undefined) return next();
       this.log.debug(`403 for ${req.method} ${req.path}: ${refusal}`);
       return this.sendError(req as VigilRequest, res, 403, refusal);
@@ -143,7 +139,7 @@ export class Router {
         return;
       }
       // Before CORS, authentication and every route: a rebound page must not even learn which paths exist.
-      const refusal = hosts?.refusal(req.headers.host);
+      const refusal = guards.hostRefusal(req.headers.host);
       if (refusal !== undefined) {
         const request = req as VigilRequest;
         request.path = (req.url ?? '/').split('?')[0]!;

@@ -1,10 +1,10 @@
 import { connect, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
-import { getFrom } from '../../support/from-address.js';
-import { kernelSchema } from '../../../config/kernel-schema.js';
-import { openFileLimit, openFileWarning } from '../../../core/http/open-file-limit.js';
+import { startTestKernel, type TestKernel } from '../../../../bin/testing.js';
+import { getFrom } from '../../../support/from-address.js';
+import { kernelSchema } from '../../../../config/kernel-schema.js';
+import { openFileLimit, openFileWarning } from '../../../../core/kits/http-edge/open-file-limit.js';
 
 /** How a slow-header connection ended, as its client saw it. */
 interface SlowEnd {
