@@ -8,7 +8,6 @@ import { EventBus } from './bus.js';
 import { describeDaemon } from './about.js';
 import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
-import { answerProtocolErrors } from './http/protocol-errors.js';
 import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
@@ -49,9 +48,15 @@ export interface KernelParts {
   ): { readonly decider: AccessDecider; replace(settings: KernelConfig['access']): void };
   /**
    * The guards of the HTTP server, from the `server` section, built once plugins are set up:
-   * `listenHost` (the `host` key) and what plugins contribute (`contributedHosts`) are allowed hosts too.
+   * `listenHost` (the `host` key) and what plugins contribute (`contributedHosts`) are allowed
+   * hosts too; `http` writes the JSON error of what Node refuses before routing; `log` is the kernel's.
    */
-  httpEdge(settings: KernelConfig['server'], listenHost: string, contributedHosts: () => readonly string[], log: Logger): HttpEdge;
+  httpEdge(settings: KernelConfig['server'], context: {
+    readonly listenHost: string;
+    readonly contributedHosts: () => readonly string[];
+    readonly http: PluginContext['http'];
+    readonly log: Logger;
+  }): HttpEdge;
 }
 
 // Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
@@ -195,7 +200,12 @@ export class Kernel {
       this.#serviceRegistry.provideDefault(EVENT_OUTBOX, new LocalOutbox(this.#bus));
       await this.#registry.open(this.#services.use(EVENT_LOG)!, this.#services.use(LEASES)!);
       const contributions = this.#services.collect(ALLOWED_HOSTS);
-      const edge = this.#parts.httpEdge(this.#settings.server, this.#settings.host, () => contributions.flatMap((source) => source.hosts()), this.#log);
+      const edge = this.#parts.httpEdge(this.#settings.server, {
+        listenHost: this.#settings.host,
+        contributedHosts: () => contributions.flatMap((source) => source.hosts()),
+        http: this.#routesFor(),
+        log: this.#log,
+      });
       this.#edge = edge;
       // Host is checked by the router, so that a request without one (or with a refused one) also gets a JSON error.
       this.#server = createServer({
@@ -205,7 +215,6 @@ export class Kernel {
         ...edge.serverOptions,
       }, this.#router.build(edge));
       edge.guard(this.#server);
-      answerProtocolErrors(this.#server, this.#router);
       await listen(this.#server, this.#settings.port, this.#settings.host);
       const { port } = this.#server.address() as AddressInfo;
       this.#boundPort = port;

@@ -50,7 +50,7 @@ export { StaleFenceError, StoreUnavailableError, VersionConflictError, type Fenc
 // Helpers every kind of plugin needs.
 export { CALL_FAILURE, SSRF_REFUSED, TIMEOUT_CODES, VigilError, messageOf } from './errors.js';
 export { duration, parseDuration } from '../config/duration.js';
-export { HttpError } from './http/http-error.js';
+export { HttpError, errorBody } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
 export { acceptedMediaRanges } from './http/accepts.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';

@@ -111,8 +111,8 @@ test('the parts of the kernel that live outside core/ are kits composed by bin/k
   const composed = imports.filter((edge) => edge.from === 'bin/kernel-parts.ts' && edge.file !== undefined && kitOf(edge.file) !== undefined)
     .map((edge) => kitOf(edge.file!)).sort();
   assert.equal(composed, ['access', 'http-edge', 'outbound', 'views']);
-  // The access decision point and the HTTP server's edge guards (Host, cross-site, connection and open-file limits).
-  const moved = /^core\/access\/|^core\/http\/(allowed-hosts|connection-limits|open-file-limit|cross-site)\.ts$/;
+  // The access decision point and the HTTP server's edge guards (Host, cross-site, connection and open-file limits, protocol errors).
+  const moved = /^core\/access\/|^core\/http\/(allowed-hosts|connection-limits|open-file-limit|cross-site|protocol-errors)\.ts$/;
   assert.equal(sourceFiles().map((file) => file.path).filter((file) => isKernel(file) && moved.test(file)), []);
 });
 

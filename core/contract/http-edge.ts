@@ -20,15 +20,16 @@ export interface ServerSettings {
 
 /**
  * The guards at the edge of the kernel's HTTP server: what a client without credentials can hold
- * (connections, slow headers), which `Host` names are answered (DNS rebinding), and which pages
- * may make a browser act (cross-site request forgery). The kernel creates the server and routes;
+ * (connections, slow headers), which `Host` names are answered (DNS rebinding), which pages may
+ * make a browser act (cross-site request forgery), and the JSON error for what Node refuses before
+ * any routing (a malformed request, an `Expect`, CONNECT). The kernel creates the server and routes;
  * the composition root (`bin/`) builds these guards from the `server` section once plugins are
  * set up (the http-edge kit), and the kernel hands a reloaded section to `reload`.
  */
 export interface HttpEdge {
   /** The options of `http.createServer` the limits need from the start (Node reads them only there). */
   readonly serverOptions: Pick<ServerOptions, 'headersTimeout' | 'connectionsCheckingInterval'>;
-  /** Bounds the connections of `server`, before it listens. */
+  /** Bounds the connections of `server` and answers what Node refuses before routing; called before it listens. */
   guard(server: Server): void;
   /** Why a request with this `Host` header is not served, or undefined to serve it: asked before anything else. */
   hostRefusal(header: string | undefined): HostRefusal | undefined;

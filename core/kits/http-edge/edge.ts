@@ -1,16 +1,24 @@
-import type { HttpEdge, Logger, ServerSettings } from '../../plugin-api.js';
+import type { HttpEdge, Logger, PluginContext, ServerSettings } from '../../plugin-api.js';
 import { AllowedHosts } from './allowed-hosts.js';
 import { ConnectionLimits, connectionsCheckingInterval, type ConnectionLimitSettings } from './connection-limits.js';
 import { crossSiteRefusal } from './cross-site.js';
 import { openFileLimit, openFileWarning } from './open-file-limit.js';
+import { answerProtocolErrors } from './protocol-errors.js';
 
-/**
- * The guards of the kernel's HTTP server from the `server` section. Besides the configured
- * `allowed-hosts`, the name or address the daemon listens on (`listenHost`) is always answered,
- * and so is what plugins contribute (`contributedHosts`, asked on each miss). `log` is the
- * kernel's: the open-file warning goes there, refused connections under `http`.
- */
-export function httpEdge(settings: ServerSettings, listenHost: string, contributedHosts: () => readonly string[], log: Logger): HttpEdge {
+/** What the edge needs of the kernel besides the `server` section. */
+export interface HttpEdgeContext {
+  /** The name or address the daemon listens on (`host`): always an allowed host. */
+  readonly listenHost: string;
+  /** What plugins contribute to `allowed-hosts` (`ALLOWED_HOSTS`), asked on each miss. */
+  readonly contributedHosts: () => readonly string[];
+  /** The kernel's routes, whose JSON error answers an `Expect` it does not support. */
+  readonly http: Pick<PluginContext['http'], 'sendError'>;
+  /** The kernel's logger: the open-file warning goes there, refused connections under `http`. */
+  readonly log: Logger;
+}
+
+/** The guards of the kernel's HTTP server from the `server` section. */
+export function httpEdge(settings: ServerSettings, { listenHost, contributedHosts, http, log }: HttpEdgeContext): HttpEdge {
   const hosts = new AllowedHosts({ configured: settings['allowed-hosts'], listenHost, contributed: contributedHosts });
   let limits: ConnectionLimits | undefined;
   return {
@@ -22,6 +30,7 @@ export function httpEdge(settings: ServerSettings, listenHost: string, contribut
       limits = new ConnectionLimits(server, limitsOf(settings), log.child('http'));
       const fdWarning = openFileWarning(settings['max-connections'], openFileLimit());
       if (fdWarning) log.warn(fdWarning);
+      answerProtocolErrors(server, http);
     },
     hostRefusal: (header) => hosts.refusal(header),
     crossSiteRefusal,
