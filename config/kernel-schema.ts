@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SANITIZE } from './defaults.js';
 import { parseCidr } from '../core/cidr.js';
-import { isHostPattern } from '../core/http/allowed-hosts.js';
+import { isHostPattern } from '../core/kits/http-edge/index.js';
 import { duration } from './duration.js';
 import { ROLES } from '../core/contract/access.js';
 

@@ -8,16 +8,12 @@ import { EventBus } from './bus.js';
 import { describeDaemon } from './about.js';
 import { VigilError, messageOf } from './errors.js';
 import { readJsonBody } from './http/json-body.js';
-import { answerProtocolErrors } from './http/protocol-errors.js';
-import { AllowedHosts } from './http/allowed-hosts.js';
-import { ConnectionLimits, connectionsCheckingInterval, type ConnectionLimitSettings } from './http/connection-limits.js';
-import { openFileLimit, openFileWarning } from './http/open-file-limit.js';
 import { listeningLine } from './listen-urls.js';
 import { Router } from './http/router.js';
 import { sendJsonArray } from './http/json-array.js';
 import {
-  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type HttpMethod, type JsonViews, type Logger,
-  type Outbound, type PluginContext, type Services,
+  ALLOWED_HOSTS, EVENT_OUTBOX, LEASES, NODE_ID, OWNERSHIP, READINESS, SHARED_STATE, type AccessDecider, type HttpEdge, type HttpMethod,
+  type JsonViews, type Logger, type Outbound, type PluginContext, type Services,
 } from './plugin-api.js';
 import { EVENT_LOG } from './event-log.js';
 import { SINGLE_NODE_LEASES, SINGLE_NODE_OWNERSHIP } from './contract/coordination.js';
@@ -31,8 +27,6 @@ import { MemoryEventLog } from './store/memory-event-log.js';
 import { runSeqBase } from './store/seq-base.js';
 import { planReload, type ReloadReport } from './reload.js';
 import { InstanceRegistry } from './store/registry.js';
-import { AccessPolicy } from './access/policy.js';
-import { accessMeRoute } from './access/me-route.js';
 
 export type Phase = 'stopped' | 'starting' | 'started' | 'stopping';
 
@@ -45,6 +39,24 @@ export interface KernelParts {
   outbound(settings: KernelConfig, userAgent: () => string): Outbound;
   /** `ctx.views`, masking the metadata keys `sanitizePatterns` match; `replace` applies a reloaded `metadata-keys-to-sanitize`. */
   views(sanitizePatterns: readonly string[]): { readonly views: JsonViews; replace(patterns: readonly string[]): void };
+  /**
+   * The decision point every route goes through, from the `access` section, adding `GET /access/me`
+   * through `http`; `applicationOf` tells an instance's application; `replace` applies a reloaded section.
+   */
+  access(
+    settings: KernelConfig['access'], http: PluginContext['http'], applicationOf: (id: string) => string | undefined,
+  ): { readonly decider: AccessDecider; replace(settings: KernelConfig['access']): void };
+  /**
+   * The guards of the HTTP server, from the `server` section, built once plugins are set up:
+   * `listenHost` (the `host` key) and what plugins contribute (`contributedHosts`) are allowed
+   * hosts too; `http` writes the JSON error of what Node refuses before routing; `log` is the kernel's.
+   */
+  httpEdge(settings: KernelConfig['server'], context: {
+    readonly listenHost: string;
+    readonly contributedHosts: () => readonly string[];
+    readonly http: PluginContext['http'];
+    readonly log: Logger;
+  }): HttpEdge;
 }
 
 // Tokens of the composition root. They never leave core/: plugins get a PluginContext instead.
@@ -58,8 +70,7 @@ const LOGGER = Symbol('logger');
 export class Kernel {
   #phase: Phase = 'stopped';
   #server: Server | undefined;
-  #limits: ConnectionLimits | undefined;
-  #allowedHosts: AllowedHosts | undefined;
+  #edge: HttpEdge | undefined;
   #url: string | undefined;
   #boundPort: number | undefined;
   readonly #abort = new AbortController();
@@ -68,6 +79,7 @@ export class Kernel {
   readonly #registry: InstanceRegistry;
   #settings: KernelConfig;
   readonly #log: KernelLogger;
+  readonly #parts: KernelParts;
   readonly #views: ReturnType<KernelParts['views']>;
   /** Each loaded plugin's running section (what `ctx.config` returns), by plugin name. */
   readonly #configs = new Map<string, { config: unknown; readonly rank: number }>();
@@ -75,8 +87,8 @@ export class Kernel {
   readonly #bus: EventBus;
   readonly #services: Services;
   readonly #serviceRegistry: ServiceRegistry;
-  /** The `access` section in effect (replaced on reload). */
-  #access: AccessPolicy;
+  /** The decision point, whose policy a reload of `access` replaces. */
+  readonly #access: ReturnType<KernelParts['access']>;
 
   /** What happens when a plugin asks to exit: set by the embedder (main: stop, then exit); stopping by default. */
   #onExitRequest: (exitCode: number) => void = () => {
@@ -87,6 +99,7 @@ export class Kernel {
     const scope = compose(prepared.settings, log);
     this.#settings = prepared.settings;
     this.#log = log;
+    this.#parts = parts;
     this.#router = scope.resolve(Router);
     this.#registry = scope.resolve(InstanceRegistry);
     const bus = scope.resolve(EventBus);
@@ -100,9 +113,8 @@ export class Kernel {
     // Asked when the first call goes out: by then the port is bound and a plugin may have named the node.
     const outbound = parts.outbound(prepared.settings, () => `Vigil/${vigilVersion()} (node ${kernelServices.use(NODE_ID) ?? `${hostname()}:${this.#boundPort ?? prepared.settings.port}`})`);
     // Every route of every plugin is checked against the caller's grants before its handler runs.
-    this.#access = new AccessPolicy(prepared.settings.access);
-    this.#router.checkAccess({ policy: () => this.#access, applicationOf: (id) => this.#registry.get(id)?.registration?.name });
-    accessMeRoute(this.#router, () => this.#access);
+    this.#access = parts.access(prepared.settings.access, this.#routesFor(), (id) => this.#registry.get(id)?.registration?.name);
+    this.#router.checkAccess(this.#access.decider);
     const ranks = new Map(prepared.plugins.map((item) => [item.plugin.name, item.rank]));
     for (const item of prepared.plugins) this.#configs.set(item.plugin.name, { config: item.config, rank: item.rank });
     // The phase is the kernel's own readiness: not ready while starting or stopping.
@@ -187,25 +199,22 @@ export class Kernel {
       this.#serviceRegistry.provideDefault(SHARED_STATE, new LocalSharedState());
       this.#serviceRegistry.provideDefault(EVENT_OUTBOX, new LocalOutbox(this.#bus));
       await this.#registry.open(this.#services.use(EVENT_LOG)!, this.#services.use(LEASES)!);
-      const server = this.#settings.server;
       const contributions = this.#services.collect(ALLOWED_HOSTS);
-      this.#allowedHosts = new AllowedHosts({
-        configured: server['allowed-hosts'],
+      const edge = this.#parts.httpEdge(this.#settings.server, {
         listenHost: this.#settings.host,
-        contributed: () => contributions.flatMap((source) => source.hosts()),
+        contributedHosts: () => contributions.flatMap((source) => source.hosts()),
+        http: this.#routesFor(),
+        log: this.#log,
       });
+      this.#edge = edge;
       // Host is checked by the router, so that a request without one (or with a refused one) also gets a JSON error.
       this.#server = createServer({
         requireHostHeader: false,
-        headersTimeout: server['headers-timeout'],
-        // Node's default, named because headersTimeout must not exceed it.
+        // Node's default, named because headersTimeout (in the edge's options) must not exceed it.
         requestTimeout: 300_000,
-        connectionsCheckingInterval: connectionsCheckingInterval(server['headers-timeout']),
-      }, this.#router.build(this.#allowedHosts));
-      this.#limits = new ConnectionLimits(this.#server, limitsOf(this.#settings), this.#log.child('http'));
-      const fdWarning = openFileWarning(server['max-connections'], openFileLimit());
-      if (fdWarning) this.#log.warn(fdWarning);
-      answerProtocolErrors(this.#server, this.#router);
+        ...edge.serverOptions,
+      }, this.#router.build(edge));
+      edge.guard(this.#server);
       await listen(this.#server, this.#settings.port, this.#settings.host);
       const { port } = this.#server.address() as AddressInfo;
       this.#boundPort = port;
@@ -262,12 +271,9 @@ export class Kernel {
     const settings: Record<string, unknown> = { ...this.#settings };
     for (const key of plan.kernel) {
       if (key === 'log-level') this.#log.setLevel?.(next.settings['log-level']);
-      if (key === 'access') this.#access = new AccessPolicy(next.settings.access);
+      if (key === 'access') this.#access.replace(next.settings.access);
       if (key === 'metadata-keys-to-sanitize') this.#views.replace(next.settings['metadata-keys-to-sanitize']);
-      if (key === 'server') {
-        this.#limits?.apply(limitsOf(next.settings));
-        this.#allowedHosts?.configure(next.settings.server['allowed-hosts']);
-      }
+      if (key === 'server') this.#edge?.reload(next.settings.server);
       settings[key] = next.settings[key];
       report.applied.push(key);
     }
@@ -339,16 +345,6 @@ function compose(settings: KernelConfig, log: Logger): DependencyContainer {
   scope.register(Router, single((c) => new Router(settings['context-path'], c.resolve<Logger>(LOGGER).child('http'))));
   scope.register(ServiceRegistry, single(() => new ServiceRegistry()));
   return scope;
-}
-
-function limitsOf(settings: KernelConfig): ConnectionLimitSettings {
-  const server = settings.server;
-  return {
-    maxConnections: server['max-connections'],
-    perAddress: server['max-connections-per-address'],
-    exempt: server['per-address-exempt'],
-    headersTimeoutMs: server['headers-timeout'],
-  };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

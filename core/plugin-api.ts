@@ -50,7 +50,7 @@ export { StaleFenceError, StoreUnavailableError, VersionConflictError, type Fenc
 // Helpers every kind of plugin needs.
 export { CALL_FAILURE, SSRF_REFUSED, TIMEOUT_CODES, VigilError, messageOf } from './errors.js';
 export { duration, parseDuration } from '../config/duration.js';
-export { HttpError } from './http/http-error.js';
+export { HttpError, errorBody } from './http/http-error.js';
 export { readBody } from './http/read-body.js';
 export { acceptedMediaRanges } from './http/accepts.js';
 export { StreamTooLargeError, collectStream } from './http/collect-stream.js';
@@ -75,6 +75,9 @@ export {
   type Role, type RouteAccess,
 } from './contract/access.js';
 export { ALLOWED_HOSTS, type AllowedHostsSource } from './contract/allowed-hosts.js';
+// What the kernel asks of two of the parts the composition root builds for it (the kits `access` and `http-edge`).
+export type { AccessDecider, AccessVerdict, DecidedRequest } from './contract/access-decider.js';
+export type { HostRefusal, HttpEdge, OriginTrust, ServerSettings } from './contract/http-edge.js';
 
 /** A plugin: a plain object, usually the default export of its module. */
 export interface VigilPlugin<Config = unknown> {

@@ -12,8 +12,10 @@ import { sourceFiles } from './support/sources.js';
  *
  * - `bin/`            the command and the composition root; of the plugins it knows only their
  *                     entry files (`plugins/<name>/index.ts`, the built-in map);
+ *                     `bin/kernel-parts.ts` builds the kernel's parts that live outside core/
+ *                     from their kits (outbound, views, access, http-edge);
  * - `core/`           the kernel: imports nothing from `plugins/` or `bin/`, and no kit;
- * - `core/kits/<k>/`  what plugin authors share: imports the published contract
+ * - `core/kits/<k>/`  what plugin authors (and the composition root) share: imports the contract
  *                     (`vigil/plugin`, `vigil/domain`) and other kits' published entries only,
  *                     plus Node's built-ins and the packages in KIT_PACKAGES;
  * - `core/domain/`    pure: no Node built-in and no package, in anything it reaches;
@@ -103,6 +105,15 @@ test('the domain is pure: nothing it reaches imports a Node built-in or a packag
 test('bin/ knows of each plugin only its entry file; config/ imports no plugin and nothing from bin/', () => {
   assert.equal(violations((edge) => edge.from.startsWith('bin/') && edge.file !== undefined && edge.file.startsWith('plugins/') && !/^plugins\/[^/]+\/index\.ts$/.test(edge.file)), []);
   assert.equal(violations((edge) => edge.from.startsWith('config/') && edge.file !== undefined && (edge.file.startsWith('plugins/') || edge.file.startsWith('bin/'))), []);
+});
+
+test('the parts of the kernel that live outside core/ are kits composed by bin/kernel-parts.ts, and the kernel keeps no copy of them', () => {
+  const composed = imports.filter((edge) => edge.from === 'bin/kernel-parts.ts' && edge.file !== undefined && kitOf(edge.file) !== undefined)
+    .map((edge) => kitOf(edge.file!)).sort();
+  assert.equal(composed, ['access', 'http-edge', 'outbound', 'views']);
+  // The access decision point and the HTTP server's edge guards (Host, cross-site, connection and open-file limits, protocol errors).
+  const moved = /^core\/access\/|^core\/http\/(allowed-hosts|connection-limits|open-file-limit|cross-site|protocol-errors)\.ts$/;
+  assert.equal(sourceFiles().map((file) => file.path).filter((file) => isKernel(file) && moved.test(file)), []);
 });
 
 test('no import circle anywhere under bin/, core/, config/ or plugins/', () => {

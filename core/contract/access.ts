@@ -2,8 +2,9 @@
  * # Access: what a route does, and what the caller may do
  *
  * Authentication plugins (`basic-auth`, `oidc`) only say who is calling (`req.principal`). What
- * that principal may do is decided in ONE place, the kernel's router, for every route of every
- * plugin, before the handler runs (`core/access/decide.ts`): each route declares its action
+ * that principal may do is decided in ONE place, which the kernel's router asks for every route
+ * of every plugin before the handler runs (`AccessDecider`, built by `bin/` from the access kit,
+ * `core/kits/access/decide.ts`): each route declares its action
  * (`RouteAccess`; none is `other`, which only `admin` may use), and the caller's grants (the
  * `access` section, plus the role its authentication plugin gives it) must allow it, else 403; a
  * `target` outside every application the caller may see answers 404 as an unknown one. Without an

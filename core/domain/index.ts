@@ -20,7 +20,7 @@ export { MASK } from '../store/mask.js';
 export { joinUrl } from './join-url.js';
 export { messageOf } from './message-of.js';
 export { globMatcher, globRegExpSource } from './glob.js';
-export { roleAllows } from './roles.js';
+export { roleAllows, weakestRoleFor } from './roles.js';
 export { permissionsOf, type Permissions } from './permissions.js';
 export type { AccessGrant, AccessMe, Action, Role } from '../contract/access.js';
 export type {

@@ -1,7 +1,7 @@
 import type { Action, Role } from '../contract/access.js';
 
 /**
- * What each role may do: the one table the kernel's decision point (`core/access/decide.ts`) and
+ * What each role may do: the one table the kernel's decision point (`core/kits/access/decide.ts`) and
  * the dashboard (which shows a button only where the caller may act) both read.
  */
 

@@ -1,27 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka, { type Polka, type Request } from 'polka';
-import type { Hook, HttpMethod, Logger, RouteHandler, RouteOptions, VigilRequest } from '../plugin-api.js';
+import type { AccessDecider, Hook, HttpEdge, HttpMethod, Logger, OriginTrust, RouteHandler, RouteOptions, VigilRequest } from '../plugin-api.js';
 import { acceptsExplicitly } from './accepts.js';
-import { crossSiteRefusal, type OriginTrust } from './cross-site.js';
 import { StoreUnavailableError } from '../contract/event-log.js';
 import { messageOf } from '../errors.js';
 import { HttpError, errorBody } from './http-error.js';
-import type { HostRefusal } from './allowed-hosts.js';
 import { OccasionalWarning } from '../occasional-warning.js';
-import { decide, mayMissRoutes, refusal, type ApplicationOfInstance } from '../access/decide.js';
-import type { AccessPolicy } from '../access/policy.js';
 import { NO_APPLICATIONS } from '../contract/access.js';
 
-/** What the router asks before every handler: the access policy now, and where instances live. */
-export interface AccessCheck {
-  policy(): AccessPolicy;
-  readonly applicationOf: ApplicationOfInstance;
-}
-
-/** Decides which `Host` values are served (`AllowedHosts`). */
-export interface HostCheck {
-  refusal(header: string | undefined): HostRefusal | undefined;
-}
+/** What the router asks of every request before any hook or route: the edge guards' `Host` and cross-site checks. */
+type RequestGuards = Pick<HttpEdge, 'hostRefusal' | 'crossSiteRefusal'>;
 
 interface RouteEntry {
   readonly method: HttpMethod;
@@ -48,7 +36,7 @@ export class Router {
   readonly #trusted: OriginTrust[] = [];
   readonly #observers: ResponseObserver[] = [];
   #sealed = false;
-  #access: AccessCheck | undefined;
+  #access: AccessDecider | undefined;
 
   constructor(readonly contextPath: string, private readonly log: Logger) {}
 
@@ -60,9 +48,9 @@ export class Router {
   }
 
   /** The access check every route goes through (the kernel's decision point); none in bare routers. */
-  checkAccess(check: AccessCheck): void {
+  checkAccess(decider: AccessDecider): void {
     this.#assertOpen();
-    this.#access = check;
+    this.#access = decider;
   }
 
   /** Adds a listener told of every response once it is finished or its connection closed. */
@@ -78,7 +66,7 @@ export class Router {
     hooks.push(hook);
   }
 
-  /** Adds a test for origins whose pages may send unsafe requests (see `crossSiteRefusal`). */
+  /** Adds a test for origins whose pages may send unsafe requests (see `HttpEdge.crossSiteRefusal`). */
   trustOrigin(trust: OriginTrust): void {
     this.#assertOpen();
     this.#trusted.push(trust);
@@ -90,9 +78,9 @@ export class Router {
 
   /**
    * The request listener for `http.createServer`. No route or hook can be added afterwards.
-   * `hosts`, when given, is asked first about every request's `Host`.
+   * `guards` are asked first about every request's `Host`, then whether it is a cross-site forgery.
    */
-  build(hosts?: HostCheck): (req: IncomingMessage, res: ServerResponse) => void {
+  build(guards: RequestGuards): (req: IncomingMessage, res: ServerResponse) => void {
     this.#sealed = true;
     const app: Polka = polka({
       onError: (error, req, res) => this.#onError(error, req as VigilRequest, res),
@@ -102,7 +90,7 @@ export class Router {
     // reach authentication, where the browser would have added the operator's credentials.
     const trusted = this.#trusted;
     app.use((req, res, next) => {
-      const refusal = crossSiteRefusal(req, trusted);
+      const refusal = guards.crossSiteRefusal(req, trusted);
       if (refusal === undefined) return next();
       this.log.debug(`403 for ${req.method} ${req.path}: ${refusal}`);
       return this.sendError(req as VigilRequest, res, 403, refusal);
@@ -127,7 +115,7 @@ export class Router {
         request.route = pattern;
         // The one place that decides what a caller may do, for every route of every plugin.
         if (access) {
-          const verdict = decide(access.policy(), request, route.options, access.applicationOf, this.contextPath, () => exactMatch(segments, request.path));
+          const verdict = access.decide(request, route.options, () => exactMatch(segments, request.path));
           if (verdict.kind === 'refuse') {
             this.log.debug(`${verdict.status} for ${req.method} ${request.path}: ${verdict.message}`);
             // What was refused, for whoever observes the response (the audit trail); the handler never sees it.
@@ -151,7 +139,7 @@ export class Router {
         return;
       }
       // Before CORS, authentication and every route: a rebound page must not even learn which paths exist.
-      const refusal = hosts?.refusal(req.headers.host);
+      const refusal = guards.hostRefusal(req.headers.host);
       if (refusal !== undefined) {
         const request = req as VigilRequest;
         request.path = (req.url ?? '/').split('?')[0]!;
@@ -207,10 +195,8 @@ export class Router {
 
   /** No route: 404, but a caller who may read nothing (a machine credential) learns only that it may not. */
   #noMatch(req: VigilRequest, res: ServerResponse): void {
-    const access = this.#access;
-    if (access && req.principal && !mayMissRoutes(access.policy(), req)) {
-      const policy = access.policy();
-      const message = refusal(policy.grantsOf(req.principal), 'other', false, this.contextPath, req.principal.name);
+    const message = this.#access?.unmatched(req);
+    if (message !== undefined) {
       this.log.debug(`403 for ${req.method} ${req.path}: ${message}`);
       this.sendError(req, res, 403, message);
       return;

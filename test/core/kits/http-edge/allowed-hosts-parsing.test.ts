@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AllowedHosts, hostOfHeader, isHostPattern } from '../../../core/http/allowed-hosts.js';
+import { AllowedHosts, hostOfHeader, isHostPattern } from '../../../../core/kits/http-edge/allowed-hosts.js';
 
 test('Host parsing: port, brackets, case and a trailing dot; anything else is no host', () => {
   assert.is(hostOfHeader('Example.COM:8080'), 'example.com');

@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { DeliveryRecord, NotificationsStatus } from '../../../core/domain/index.js';
-import { eventually } from '../../support/http.js';
-import { Receiver } from '../../plugins/notify/receiver.js';
-import { registerInstance, setStatus } from '../../plugins/notify/support.js';
+import type { DeliveryRecord, NotificationsStatus } from '../../../../core/domain/index.js';
+import { eventually } from '../../../support/http.js';
+import { Receiver } from '../../../plugins/notify/receiver.js';
+import { registerInstance, setStatus } from '../../../plugins/notify/support.js';
 import { accessKernel, as, bearer, call } from './support.js';
 
 /** One try per notification: a 500 is a failure at once, so each step below ends in one record. */

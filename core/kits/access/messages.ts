@@ -1,4 +1,4 @@
-import type { Role } from '../contract/access.js';
+import type { Role } from '../../plugin-api.js';
 
 /** What the `metrics` role may read, below the context path: the scrape, the targets and the probes. */
 const OPS_READS = ['/metrics', '/prometheus/sd', '/health/liveness', '/health/readiness'];

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FakeActuator } from '../../support/fake-actuator.js';
+import { FakeActuator } from '../../../support/fake-actuator.js';
 import { accessKernel, as, bearer, call, errorOf, registerAt } from './support.js';
 
 test('an instance or application outside the caller\'s applications answers exactly as an unknown one, in every route (proxy included)', async () => {

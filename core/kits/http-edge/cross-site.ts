@@ -1,10 +1,8 @@
 import type { IncomingMessage } from 'node:http';
+import type { OriginTrust } from '../../plugin-api.js';
 
 /** Methods a plain HTML form or a preflight-free fetch can send that change something. */
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-/** Decides whether a browser page at `origin` may make Vigil's browser users act (e.g. the `cors` plugin's allowed origins). */
-export type OriginTrust = (origin: string) => boolean;
 
 /**
  * Why an unsafe request is refused as cross-site request forgery, or undefined to let it through.

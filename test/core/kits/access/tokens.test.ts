@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../bin/testing.js';
-import { basicAuthSchema } from '../../../plugins/basic-auth/config.js';
+import { startTestKernel } from '../../../../bin/testing.js';
+import { basicAuthSchema } from '../../../../plugins/basic-auth/config.js';
 import { ACCESS, ELEVATED, basicAuth, bearer, call, errorOf } from './support.js';
 
 test('basic-auth.tokens[].expires: an expired token answers 401 "token expired"; one not yet expired works, as subject token:<name>', async () => {
@@ -31,7 +31,7 @@ test('basic-auth.tokens[].expires: an expired token answers 401 "token expired";
 });
 
 test('a token expires while in use: the next request is 401 even though its verification is remembered', async () => {
-  const { Authenticator } = await import('../../../plugins/basic-auth/authenticator.js');
+  const { Authenticator } = await import('../../../../plugins/basic-auth/authenticator.js');
   let now = Date.parse('2030-01-01T00:00:00Z');
   const config = await basicAuthSchema.validate({ tokens: [{ name: 'soon', token: 'soon-token', expires: '2030-01-01T00:01:00Z' }] });
   const log = { error() {}, warn() {}, info() {}, debug() {}, child() { return log; } };
@@ -56,7 +56,7 @@ test('expires: ISO dates and date-times with a zone; anything else is named', as
 });
 
 test('access: subjects, roles and keys are checked', async () => {
-  const { kernelSchema } = await import('../../../config/kernel-schema.js');
+  const { kernelSchema } = await import('../../../../config/kernel-schema.js');
   for (const [access, problem] of [
     [{ grants: [{ subjects: ['alice'], role: 'viewer' }] }, /subjects\[0\] must be user:NAME, group:NAME, token:NAME or "\*" \(got alice\)/],
     [{ grants: [{ subjects: ['user:alice'], role: 'owner' }] }, /role must be one of the following values: viewer, operator, admin, registration, metrics/],

@@ -1,9 +1,6 @@
 import type { Server } from 'node:http';
 import { BlockList, isIP, type Socket } from 'node:net';
-import type { Logger } from '../plugin-api.js';
-import { OccasionalWarning } from '../occasional-warning.js';
-import { parseCidr } from '../cidr.js';
-import { addressKey } from './address-key.js';
+import { OccasionalWarning, addressKey, parseCidr, type Logger } from '../../plugin-api.js';
 
 /** The `server` keys that bound connections, in the units the server uses. */
 export interface ConnectionLimitSettings {

@@ -2,8 +2,8 @@ import { request } from 'node:http';
 import { hostname } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
-import { ALLOWED_HOSTS, type VigilPlugin } from '../../../core/plugin-api.js';
+import { startTestKernel, type TestKernel } from '../../../../bin/testing.js';
+import { ALLOWED_HOSTS, type VigilPlugin } from '../../../../core/plugin-api.js';
 
 interface Answer {
   readonly status: number;

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel } from '../../../bin/testing.js';
-import { permissionsOf, type AccessMe } from '../../../core/domain/index.js';
-import { ELEVATED, accessKernel, as, bearer, call } from './support.js';
+import { startTestKernel } from '../../../../bin/testing.js';
+import { permissionsOf, type AccessMe } from '../../../../core/domain/index.js';
+import { ACCESS, ELEVATED, accessKernel, as, basicAuth, bearer, call, registerAt } from './support.js';
 
 /** The caller's permissions, read from its own `GET /access/me` as the dashboard reads them. */
 async function permissionsFrom(url: string, headers: Record<string, string> = {}) {
@@ -57,6 +57,26 @@ test('GET /access/me without an authentication plugin: the anonymous caller, adm
     assert.equal(reply.json, { name: 'anonymous', kind: 'anonymous', via: null, groups: [], grants: [{ role: 'admin', applications: ['*'] }], ...ELEVATED });
     const anonymous = permissionsOf(reply.json as AccessMe);
     assert.ok(anonymous.may('instances.deregister', 'orders') && anonymous.mayUseEndpoint('heapdump', false, 'orders') && anonymous.mayUseEndpoint('shutdown', true, 'orders'));
+  } finally {
+    await tk.stop();
+  }
+});
+
+test('a reload of access applies to the next request: the new grants decide, and GET /access/me tells them', async () => {
+  const tk = await accessKernel();
+  try {
+    const id = await registerAt(tk, 'orders', { origin: 'http://127.0.0.1:9' });
+    assert.is((await call('GET', `${tk.url}/instances/${id}`, { headers: as('bob') })).status, 404, 'orders is not bob\'s yet');
+    const grants = [...ACCESS.grants, { subjects: ['user:bob'], role: 'viewer', applications: ['orders'] }];
+    const report = await tk.reload({ 'basic-auth': basicAuth(), access: { ...ACCESS, grants, 'sensitive-endpoints': ['env'] } });
+    assert.equal(report, { applied: ['access'], restart: [], failed: [] });
+    assert.is((await call('GET', `${tk.url}/instances/${id}`, { headers: as('bob') })).status, 200);
+    const me = (await call('GET', `${tk.url}/access/me`, { headers: as('bob') })).json as AccessMe;
+    assert.equal(me.grants, [{ role: 'viewer', applications: ['payments-*'] }, { role: 'viewer', applications: ['orders'] }]);
+    assert.equal([me.sensitiveEndpoints, me.adminEndpoints], [['env'], ['shutdown']]);
+    // Back to the first section: bob no longer sees orders, exactly as an unknown instance.
+    await tk.reload({ 'basic-auth': basicAuth(), access: ACCESS });
+    assert.is((await call('GET', `${tk.url}/instances/${id}`, { headers: as('bob') })).status, 404);
   } finally {
     await tk.stop();
   }

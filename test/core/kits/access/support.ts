@@ -1,6 +1,6 @@
-import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
-import { call, type Reply } from '../../support/http.js';
-import type { FakeActuator } from '../../support/fake-actuator.js';
+import { startTestKernel, type TestKernel } from '../../../../bin/testing.js';
+import { call, type Reply } from '../../../support/http.js';
+import type { FakeActuator } from '../../../support/fake-actuator.js';
 
 /** Every caller of the access suite: basic-auth users and tokens, with and without a role. */
 export const PASSWORD = 'correct horse';

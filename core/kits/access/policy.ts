@@ -1,7 +1,5 @@
-import type { AccessGrant, ApplicationScope, Role } from '../contract/access.js';
-import { ALL_APPLICATIONS } from '../contract/access.js';
-import type { Principal } from '../contract/principal.js';
-import { globMatcher } from '../domain/glob.js';
+import { ALL_APPLICATIONS, type AccessGrant, type ApplicationScope, type Principal, type Role } from '../../plugin-api.js';
+import { globMatcher } from '../../domain/index.js';
 
 /** The `access` section, as validated (absent: no section). */
 export interface AccessSettings {

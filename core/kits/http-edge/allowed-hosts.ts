@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
+import type { HostRefusal } from '../../plugin-api.js';
 
 /** A DNS label as host names use it (underscores too: some internal names have them). */
 const LABEL = '[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?';
@@ -16,12 +17,6 @@ export interface AllowedHostsOptions {
   readonly listenHost: string;
   /** What plugins contribute (`ALLOWED_HOSTS`), asked again on each miss so that it follows their reloads. */
   readonly contributed: () => readonly string[];
-}
-
-/** Why a request is not served for its `Host`: the status and the message of its JSON error. */
-export interface HostRefusal {
-  readonly status: 400 | 421;
-  readonly message: string;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { connect, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestKernel, type TestKernel } from '../../../bin/testing.js';
-import { getFrom } from '../../support/from-address.js';
-import { kernelSchema } from '../../../config/kernel-schema.js';
-import { openFileLimit, openFileWarning } from '../../../core/http/open-file-limit.js';
+import { startTestKernel, type TestKernel } from '../../../../bin/testing.js';
+import { getFrom } from '../../../support/from-address.js';
+import { kernelSchema } from '../../../../config/kernel-schema.js';
+import { openFileLimit, openFileWarning } from '../../../../core/kits/http-edge/open-file-limit.js';
 
 /** How a slow-header connection ended, as its client saw it. */
 interface SlowEnd {
@@ -149,6 +149,30 @@ test('a warning when max-connections would leave too few open files for the rest
   try {
     assert.ok(tk.logs().some((line) => line.includes(`server.max-connections (${limit}) leaves too few of the ${limit} open files`)), tk.logs().join('\n'));
   } finally {
+    await tk.stop();
+  }
+});
+
+test('a reload of server applies to new connections: a higher max-connections-per-address lets the next one in', async () => {
+  const tk = await startTestKernel({
+    plugins: ['rest-api'],
+    config: { 'log-level': 'info', server: { 'max-connections-per-address': 2, 'per-address-exempt': [], 'headers-timeout': '60s' } },
+  });
+  const slow = Array.from({ length: 3 }, () => new SlowClient(portOf(tk), '127.0.0.1'));
+  try {
+    // One of the three is refused at once, so the other two hold the address's two connections.
+    await Promise.race(slow.map((client) => client.ended.then((end) => (end.received === '' ? undefined : new Promise(() => undefined)))));
+    const refused = await getFrom('127.0.0.1', portOf(tk), '/instances', {}, 10_000).then(
+      (reply) => `answered ${reply.status}`,
+      (error: NodeJS.ErrnoException) => error.code ?? error.message,
+    );
+    assert.ok(['ECONNRESET', 'socket hang up'].includes(refused), refused);
+    const report = await tk.reload({ 'log-level': 'info', server: { 'max-connections-per-address': 4, 'per-address-exempt': [], 'headers-timeout': '60s' } });
+    assert.equal(report, { applied: ['server'], restart: [], failed: [] });
+    assert.is((await getFrom('127.0.0.1', portOf(tk), '/instances', {}, 10_000)).status, 200);
+  } finally {
+    for (const client of slow) client.destroy();
+    await Promise.all(slow.map((client) => client.ended));
     await tk.stop();
   }
 });

@@ -1,8 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { VigilRequest } from '../plugin-api.js';
-import { errorBody } from './http-error.js';
-import type { Router } from './router.js';
+import { errorBody, type PluginContext, type VigilRequest } from '../../plugin-api.js';
 
 /** Statuses for the parser's and Node's own refusals; anything else the parser refuses is a 400. */
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
@@ -19,7 +17,7 @@ type ParserError = Error & { code?: string; reason?: string };
  * header, a broken request line, bad chunked framing, headers over 16 KiB), an `Expect` other than
  * `100-continue`, and CONNECT, whose connection it just drops.
  */
-export function answerProtocolErrors(server: Server, router: Router): void {
+export function answerProtocolErrors(server: Server, http: Pick<PluginContext['http'], 'sendError'>): void {
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     // Nobody is listening any more, or a response already started: nothing can be said cleanly.
     // `_httpMessage` is Node's own link from a socket to the response being written (no public API).
@@ -32,7 +30,7 @@ export function answerProtocolErrors(server: Server, router: Router): void {
     writeRawError(socket, status, messageFor(status, error));
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    router.sendError(asRequest(req), res, 417, `unsupported Expect header ${JSON.stringify(req.headers.expect)}; only 100-continue is supported`, { connection: 'close' });
+    http.sendError(asRequest(req), res, 417, `unsupported Expect header ${JSON.stringify(req.headers.expect)}; only 100-continue is supported`, { connection: 'close' });
   });
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => undefined); // a reset while answering must not become an uncaught error

@@ -1,19 +1,12 @@
-import type { Action, AccessDecision, AccessGrant, RouteAccess } from '../contract/access.js';
-import { ALL_APPLICATIONS } from '../contract/access.js';
-import type { VigilRequest } from '../plugin-api.js';
+import { ALL_APPLICATIONS, type AccessGrant, type AccessVerdict, type Action, type DecidedRequest, type RouteAccess } from '../../plugin-api.js';
 import type { AccessPolicy } from './policy.js';
 import { MACHINE_ROLES, OPEN_ACTIONS, SEEING_ROLES, roleAllows, weakestRoleFor } from './roles.js';
 import { machineRefusal } from './messages.js';
 
-/** What the decision point answers for one request. */
-export type Verdict =
-  | { readonly kind: 'allow'; readonly decision: AccessDecision }
-  | { readonly kind: 'refuse'; readonly status: 403 | 404; readonly message: string; readonly action: Action };
-
 /** How the decision point finds the application of an instance (the registry). */
 export type ApplicationOfInstance = (id: string) => string | undefined;
 
-const UNRESTRICTED = (action: Action): Verdict => ({ kind: 'allow', decision: { action, scope: ALL_APPLICATIONS } });
+const UNRESTRICTED = (action: Action): AccessVerdict => ({ kind: 'allow', decision: { action, scope: ALL_APPLICATIONS } });
 
 /**
  * THE decision point: whether the caller of `req` may run the route declaring `access`. The
@@ -21,7 +14,7 @@ const UNRESTRICTED = (action: Action): Verdict => ({ kind: 'allow', decision: { 
  * whether the path is the route's own, letter for letter (machine roles get nothing else); it is
  * asked only for a caller holding a machine role.
  */
-export function decide(policy: AccessPolicy, req: VigilRequest, access: RouteAccess, applicationOf: ApplicationOfInstance, contextPath: string, exact: () => boolean): Verdict {
+export function decide(policy: AccessPolicy, req: DecidedRequest, access: RouteAccess, applicationOf: ApplicationOfInstance, contextPath: string, exact: () => boolean): AccessVerdict {
   const declared = access.action ?? 'other';
   const action = typeof declared === 'function' ? declared(req) : declared;
   const principal = req.principal;
@@ -49,7 +42,7 @@ export function decide(policy: AccessPolicy, req: VigilRequest, access: RouteAcc
 }
 
 /** A request no route matched: only callers who may read something learn that with a 404. */
-export function mayMissRoutes(policy: AccessPolicy, req: VigilRequest): boolean {
+export function mayMissRoutes(policy: AccessPolicy, req: DecidedRequest): boolean {
   const principal = req.principal;
   if (principal === undefined) return true;
   return policy.grantsOf(principal).some((grant) => SEEING_ROLES.has(grant.role));

@@ -1,7 +1,7 @@
-import type { Action, Role } from '../contract/access.js';
+import type { Action, Role } from '../../plugin-api.js';
 
 // The role table lives in the domain, so the dashboard decides which buttons to show by the same rules.
-export { roleAllows, weakestRoleFor } from '../domain/roles.js';
+export { roleAllows, weakestRoleFor } from '../../domain/index.js';
 
 /** Actions every caller may use, whatever its grants: the sign-in pages. */
 export const OPEN_ACTIONS: ReadonlySet<Action> = new Set<Action>(['public']);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openSse } from '../../plugins/sse/client.js';
+import { openSse } from '../../../plugins/sse/client.js';
 import { ELEVATED, accessKernel, as, bearer, call, registerAt } from './support.js';
 
 const names = (list: unknown) => (list as { registration?: { name: string }; name?: string }[]).map((item) => item.registration?.name ?? item.name).sort();
