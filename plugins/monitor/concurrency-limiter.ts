@@ -7,6 +7,12 @@ export const STARTS_PER_TURN = 4;
 export interface TaskLine {
   /** Runs `task` when a slot is free, never inside the caller's stack. */
   run<T>(task: () => Promise<T>): Promise<T>;
+  /**
+   * Starts `start` when a slot is free, never inside the caller's stack, and keeps the slot until
+   * the promise it returns settles. While it waits, nothing but its place in line is held: no
+   * promise, no callbacks (a burst of registrations puts tens of thousands of checks in line).
+   */
+  submit(start: () => Promise<unknown>): void;
 }
 
 /**
@@ -22,12 +28,33 @@ export interface TaskLine {
  * continuation of work that follows I/O (an answer's handling) to the requests read with it.
  */
 export class ConcurrencyLimiter implements TaskLine {
-  readonly #queue = new Fifo<() => void>();
+  readonly #queue = new Fifo<() => Promise<unknown>>();
   #active = 0;
   /** Tasks started in this turn of the event loop. */
   #startedInTurn = 0;
   /** The end of this turn is asked for (setImmediate, after the pass over I/O): the count starts again there. */
   #turnEnding = false;
+  /** A microtask will start what waits: one for all the tasks submitted in one go. */
+  #poked = false;
+  readonly #finished = () => {
+    this.#active -= 1;
+    this.#next();
+  };
+  /** Starts a task whose slot is counted; a task that throws synchronously frees it too. */
+  readonly #start = (start: () => Promise<unknown>) => {
+    let started: Promise<unknown>;
+    try {
+      started = start();
+    } catch {
+      this.#finished();
+      return;
+    }
+    started.then(this.#finished, this.#finished);
+  };
+  readonly #poke = () => {
+    this.#poked = false;
+    this.#next();
+  };
 
   constructor(private max: number) {}
 
@@ -47,28 +74,34 @@ export class ConcurrencyLimiter implements TaskLine {
 
   /** Runs `task` when a slot is free. The task always starts asynchronously (never inside the caller's stack). */
   run<T>(task: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const start = () => {
-        this.#active += 1;
-        // Through a promise, so a task that throws synchronously still frees its slot.
-        Promise.resolve().then(task).then(resolve, reject).finally(() => {
-          this.#active -= 1;
-          this.#next();
-        });
-      };
-      this.#queue.push(start);
-      // A microtask, so a bus handler that triggers a check returns before the check begins.
-      queueMicrotask(() => this.#next());
-    });
+    return new Promise<T>((resolve, reject) => this.submit(() => {
+      let result: Promise<T>;
+      try {
+        result = task();
+      } catch (error) {
+        result = Promise.reject(error);
+      }
+      return result.then(resolve, reject);
+    }));
+  }
+
+  submit(start: () => Promise<unknown>): void {
+    this.#queue.push(start);
+    // A microtask, so a bus handler that triggers a check returns before the check begins.
+    if (this.#poked) return;
+    this.#poked = true;
+    queueMicrotask(this.#poke);
   }
 
   #next(): void {
     while (this.#active < this.max && this.#queue.size > 0) {
-      // Counted over calls, not per call: every task's completion and every run() calls this.
+      // Counted over calls, not per call: every task's completion and every submit calls this.
       if (this.#startedInTurn === STARTS_PER_TURN) return; // the turn's end starts more
       if (this.#startedInTurn === 0) this.#endTurnLater();
       this.#startedInTurn += 1;
-      this.#queue.shift()!();
+      this.#active += 1;
+      // In a microtask, never inside the caller's stack.
+      void Promise.resolve(this.#queue.shift()!).then(this.#start);
     }
   }
 

@@ -71,6 +71,11 @@ export class FollowUpGovernor implements TaskLine {
     return this.#limiter.run(task);
   }
 
+  submit(start: () => Promise<unknown>): void {
+    this.#watch();
+    this.#limiter.submit(start);
+  }
+
   /** A new `max-concurrent-follow-ups` (reload). */
   resize(max: number): void {
     this.#max = max;

@@ -1,4 +1,3 @@
-import type { CheckOutcome } from './check-outcome.js';
 import type { TaskLine } from './concurrency-limiter.js';
 
 /**
@@ -9,32 +8,23 @@ import type { TaskLine } from './concurrency-limiter.js';
 export const FOLLOW_UP_HOLD_MS = 250;
 
 /**
- * Runs `start` (a check, through the cap on all calls) in one of the follow-up slots, which it
- * keeps until the check ends or for `holdMs`, whichever comes first. The cap is there for answers
- * that come back in bunches; a slow or hung new instance gives its slot back and is waited for
- * on the cap of all calls only, so it does not hold up the instances registered after it.
- * `aborted` is asked when the slot comes: a check dropped while it waited is not started.
+ * Runs `begin` (a check, through `limiter`, the cap on all calls) in one of the follow-up slots,
+ * which it keeps until the check ends or for `holdMs`, whichever comes first. The cap is there for
+ * answers that come back in bunches; a slow or hung new instance gives its slot back and is waited
+ * for on the cap of all calls only, so it does not hold up the instances registered after it.
+ * `aborted` is asked when the slot comes: a check dropped while it waited does not wait for the
+ * cap of all calls (`begin` then finds it cancelled at once). `begin`'s promise never rejects.
  */
-export function inFollowUpSlot(followUps: TaskLine, holdMs: number, aborted: () => boolean, start: () => Promise<CheckOutcome>): Promise<CheckOutcome> {
-  return new Promise((resolve, reject) => {
-    void followUps.run(() => {
-      if (aborted()) {
-        resolve('skipped');
-        return Promise.resolve();
-      }
-      return new Promise<void>((release) => {
-        const timer = setTimeout(release, holdMs);
-        timer.unref();
-        start().then((outcome) => {
-          clearTimeout(timer);
-          release();
-          resolve(outcome);
-        }, (error: unknown) => {
-          clearTimeout(timer);
-          release();
-          reject(error);
-        });
-      });
+export function inFollowUpSlot(followUps: TaskLine, limiter: TaskLine, holdMs: number, aborted: () => boolean, begin: () => Promise<void>): void {
+  followUps.submit(() => {
+    if (aborted()) return begin();
+    return new Promise<void>((release) => {
+      const timer = setTimeout(release, holdMs);
+      timer.unref();
+      limiter.submit(() => begin().then(() => {
+        clearTimeout(timer);
+        release();
+      }));
     });
   });
 }

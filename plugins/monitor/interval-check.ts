@@ -238,22 +238,35 @@ export class IntervalCheck {
     }
   }
 
-  /** Runs one check when the limiters let it; `followUp`: an event asked for it (see `followUps`). */
+  /**
+   * Runs one check when the limiters let it; `followUp`: an event asked for it (see `followUps`).
+   * While it waits in line it holds its cancellation and one callback, nothing more.
+   */
   #run(id: string, entry: Entry, at: number, followUp = false): void {
     const cancellation = new Cancellation();
     entry.running = cancellation;
     entry.lastAt = this.#offset(at);
-    const { check, limiter, followUps, followUpHoldMs = FOLLOW_UP_HOLD_MS, log, name, observe } = this.#options;
-    let began = 0;
-    const task = (): Promise<CheckOutcome> => {
-      if (cancellation.cancelled) return Promise.resolve('skipped');
-      began = performance.now();
-      return check(id, cancellation);
-    };
-    const queued = followUp && followUps
-      ? inFollowUpSlot(followUps, followUpHoldMs, () => cancellation.cancelled, () => limiter.run(task))
-      : limiter.run(task);
-    queued
+    const { limiter, followUps, followUpHoldMs = FOLLOW_UP_HOLD_MS } = this.#options;
+    const begin = () => this.#begin(id, entry, cancellation);
+    if (followUp && followUps) inFollowUpSlot(followUps, limiter, followUpHoldMs, () => cancellation.cancelled, begin);
+    else limiter.submit(begin);
+  }
+
+  /** The check, once it has its slot, through to its completion (never rejects). */
+  #begin(id: string, entry: Entry, cancellation: Cancellation): Promise<void> {
+    if (cancellation.cancelled) {
+      this.#completed(id, entry, cancellation, 'skipped');
+      return Promise.resolve();
+    }
+    const { check, log, name, observe } = this.#options;
+    const began = performance.now();
+    let checked: Promise<CheckOutcome>;
+    try {
+      checked = check(id, cancellation);
+    } catch (error) {
+      checked = Promise.reject(error);
+    }
+    return checked
       .catch((error: unknown) => {
         // An updater bug must not end the schedule (SBA keeps its triggers alive after errors).
         log.error(`${name} check of ${id} failed: ${messageOf(error)}`);

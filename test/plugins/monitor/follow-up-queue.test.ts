@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Logger } from '../../../core/plugin-api.js';
@@ -153,6 +155,55 @@ test('a follow-up that hangs gives its slot back after the hold: the instances a
   await turn();
   assert.not.ok(check.stateOf('hung')!.running);
   check.stop();
+});
+
+test('a check waiting in line holds little: 20,000 follow-ups behind one slot, each a few hundred bytes, and all run once the slot frees', async () => {
+  // A process of its own with --expose-gc, so the heap is measured after full collections.
+  const module = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+  const script = `
+    const { ConcurrencyLimiter } = await import(${module('../../../plugins/monitor/concurrency-limiter.js')});
+    const { FollowUpGovernor } = await import(${module('../../../plugins/monitor/follow-up-governor.js')});
+    const { IntervalCheck } = await import(${module('../../../plugins/monitor/interval-check.js')});
+    const silent = { error() {}, warn() {}, info() {}, debug() {}, child() { return silent; } };
+    const N = 20000;
+    let release;
+    const first = new Promise((resolve) => { release = resolve; });
+    let checked = 0;
+    const limiter = new ConcurrencyLimiter(1);
+    const followUps = new FollowUpGovernor({ max: 1, load: () => 0 });
+    const check = new IntervalCheck({
+      name: 'status', limiter, followUps, interval: 3600000, lifetime: 3600000, maxBackoff: 3600000, log: silent,
+      clock: { now: () => 1000000, every: () => () => undefined },
+      check: (id) => { checked += 1; return id === 'first' ? first.then(() => 'ok') : Promise.resolve('ok'); },
+    });
+    check.now('first');
+    await new Promise((resolve) => setImmediate(resolve));
+    const ids = Array.from({ length: N }, (_, n) => 'instance-' + n);
+    gc(); gc();
+    const before = process.memoryUsage().heapUsed;
+    for (const id of ids) check.now(id);
+    await new Promise((resolve) => setImmediate(resolve));
+    gc(); gc();
+    const bytes = Math.round((process.memoryUsage().heapUsed - before) / N);
+    const waiting = followUps.waiting;
+    release();
+    while (checked < N + 1) await new Promise((resolve) => setImmediate(resolve));
+    followUps.stop();
+    process.stdout.write(JSON.stringify({ bytes, waiting, checked, known: check.size }));
+  `;
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { timeout: 60_000 });
+  let measured: { bytes: number; waiting: number; checked: number; known: number };
+  try {
+    measured = JSON.parse(stdout) as typeof measured;
+  } catch {
+    throw new Error(`the measuring process printed ${JSON.stringify(stdout)}: ${stderr}`);
+  }
+  console.log(`  ${measured.bytes} bytes per check waiting in line (its instance's schedule entry included)`);
+  assert.is(measured.waiting, 20_000);
+  assert.is(measured.checked, 20_001);
+  assert.is(measured.known, 20_001);
+  // Each held two promises, their resolvers and half a dozen closures: ~1,600 bytes.
+  assert.ok(measured.bytes < 800, `${measured.bytes} bytes per waiting check`);
 });
 
 test.run();
