@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { boundStatus } from './bounds.js';
 import { visibleEndpoints } from './instance.js';
+import { sameUrls } from './packed-registration.js';
 import { sharedRegistration } from './shared-values.js';
 import type { Endpoint, EventDraft, Instance, Registration, StatusInfo } from './types.js';
 
@@ -30,8 +31,7 @@ export function registerCommand(registration: Registration): Command {
  * registrations, at a fraction of its cost on the path every heartbeat takes.
  */
 export function sameRegistration(a: Registration, b: Registration): boolean {
-  if (a.name !== b.name || a.healthUrl !== b.healthUrl || a.managementUrl !== b.managementUrl
-    || a.serviceUrl !== b.serviceUrl || a.source !== b.source) return false;
+  if (a.name !== b.name || a.source !== b.source || !sameUrls(a, b)) return false;
   const keys = Object.keys(a.metadata);
   if (keys.length !== Object.keys(b.metadata).length) return false;
   for (const key of keys) if (a.metadata[key] !== b.metadata[key] || !Object.hasOwn(b.metadata, key)) return false;

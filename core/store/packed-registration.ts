@@ -33,6 +33,17 @@ class PackedRegistration implements Registration {
     return this.managementUrl.slice(0, this.#serviceLength);
   }
 
+  /** Whether `url` is this registration's health URL, compared without building it. */
+  isHealthUrl(url: string): boolean {
+    const management = this.managementUrl;
+    return url.length === management.length + this.#healthSuffix.length && url.startsWith(management) && url.endsWith(this.#healthSuffix);
+  }
+
+  /** Whether `url` is this registration's service URL, compared without building it. */
+  isServiceUrl(url: string | null): boolean {
+    return url !== null && url.length === this.#serviceLength && this.managementUrl.startsWith(url);
+  }
+
   toJSON(): Registration {
     return {
       name: this.name,
@@ -69,4 +80,21 @@ export function packRegistration(registration: Registration): Registration | und
   if (!managementUrl.startsWith(serviceUrl) || !healthUrl.startsWith(managementUrl)) return undefined;
   const suffix = sharedSuffix(healthUrl.slice(managementUrl.length));
   return suffix === undefined ? undefined : new PackedRegistration(registration, managementUrl, suffix, serviceUrl.length);
+}
+
+/**
+ * Whether `url` is one of the registration's three URLs, read without building a packed one's
+ * health and service URLs (a heartbeat asks this of every URL it repeats).
+ */
+export function isUrlOf(registration: Registration, url: string): boolean {
+  if (registration instanceof PackedRegistration) return url === registration.managementUrl || registration.isHealthUrl(url) || registration.isServiceUrl(url);
+  return url === registration.healthUrl || url === registration.managementUrl || url === registration.serviceUrl;
+}
+
+/** Whether two registrations have the same three URLs, compared without building a packed one's. */
+export function sameUrls(a: Registration, b: Registration): boolean {
+  if (a.managementUrl !== b.managementUrl) return false;
+  if (a instanceof PackedRegistration) return a.isHealthUrl(b.healthUrl) && a.isServiceUrl(b.serviceUrl);
+  if (b instanceof PackedRegistration) return b.isHealthUrl(a.healthUrl) && b.isServiceUrl(a.serviceUrl);
+  return a.healthUrl === b.healthUrl && a.serviceUrl === b.serviceUrl;
 }

@@ -1,4 +1,5 @@
 import type { Registration } from './types.js';
+import { isUrlOf } from './packed-registration.js';
 import { maskUrlPassword } from './url-credentials.js';
 
 export type ParseResult =
@@ -101,7 +102,7 @@ function checkUrl(field: string, value: unknown, problems: string[], held: Regis
     problems.push(`'${field}' must be at most ${MAX_URL} characters`);
     return false;
   }
-  if (held && (value === held.healthUrl || value === held.managementUrl || value === held.serviceUrl)) return true;
+  if (held && isUrlOf(held, value)) return true;
   if (!isHttpUrl(value)) {
     problems.push(`'${field}' is not valid: ${JSON.stringify(maskUrlPassword(value))} is not an absolute http(s) URL (http://host/... or https://host/...)`);
     return false;

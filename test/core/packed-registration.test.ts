@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { packRegistration } from '../../core/store/packed-registration.js';
+import { isUrlOf, packRegistration, sameUrls } from '../../core/store/packed-registration.js';
 import type { Registration } from '../../core/store/types.js';
 
 const usual: Registration = {
@@ -24,6 +24,29 @@ test('a registration whose URLs do not derive from its management URL is left pl
   assert.is(packRegistration({ ...usual, serviceUrl: 'http://10.0.0.2:8080/' }), undefined, 'service elsewhere');
   assert.is(packRegistration({ ...usual, healthUrl: 'http://10.0.0.1:9090/health' }), undefined, 'health elsewhere');
   assert.is(packRegistration({ ...usual, healthUrl: `${usual.managementUrl}/${'x'.repeat(100)}` }), undefined, 'a health suffix too long to share');
+});
+
+test('a heartbeat compares its URLs with a packed registration as with the plain one', () => {
+  const packed = packRegistration(usual)!;
+  for (const held of [usual, packed]) {
+    for (const url of [usual.healthUrl, usual.managementUrl!, usual.serviceUrl!]) assert.ok(isUrlOf(held, url), url);
+    for (const url of ['http://10.0.0.1:8080/actuator/healt', 'http://10.0.0.1:8080/actuator/health/', 'http://10.0.0.1:8080', 'http://10.0.0.1:8080/act', 'http://10.0.0.2:8080/']) {
+      assert.not.ok(isUrlOf(held, url), url);
+    }
+    for (const other of [usual, packed]) {
+      assert.ok(sameUrls(held, other));
+      assert.ok(sameUrls(other, held));
+    }
+    for (const changed of [
+      { ...usual, healthUrl: `${usual.managementUrl}/health/liveness` },
+      { ...usual, serviceUrl: 'http://10.0.0.1:8080' },
+      { ...usual, serviceUrl: null },
+      { ...usual, managementUrl: 'http://10.0.0.1:8080/manage' },
+    ]) {
+      assert.not.ok(sameUrls(held, changed), JSON.stringify(changed));
+      assert.not.ok(sameUrls(changed, held), JSON.stringify(changed));
+    }
+  }
 });
 
 test.run();
