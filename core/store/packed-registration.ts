@@ -74,12 +74,17 @@ function sharedSuffix(suffix: string): string | undefined {
  * `metadata` as given; otherwise undefined. Reading it gives the same values.
  */
 export function packRegistration(registration: Registration): Registration | undefined {
-  const { managementUrl, healthUrl, serviceUrl } = registration;
   if (registration instanceof PackedRegistration) return registration;
+  const { managementUrl, healthUrl, serviceUrl } = registration;
   if (managementUrl === null || serviceUrl === null) return undefined;
   if (!managementUrl.startsWith(serviceUrl) || !healthUrl.startsWith(managementUrl)) return undefined;
   const suffix = sharedSuffix(healthUrl.slice(managementUrl.length));
   return suffix === undefined ? undefined : new PackedRegistration(registration, managementUrl, suffix, serviceUrl.length);
+}
+
+/** Whether `registration` is held packed (and so shared already). */
+export function isPacked(registration: Registration): boolean {
+  return registration instanceof PackedRegistration;
 }
 
 /**

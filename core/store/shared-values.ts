@@ -1,5 +1,5 @@
 import { isEmptyObject } from './empty-object.js';
-import { packRegistration } from './packed-registration.js';
+import { isPacked, packRegistration } from './packed-registration.js';
 import { statusInfo } from './status.js';
 import type { Registration, StatusInfo } from './types.js';
 
@@ -41,7 +41,8 @@ function sharedName(name: string): string {
  * same, and its URLs packed when they allow it (`packRegistration`); its URLs are its own.
  */
 export function sharedRegistration(registration: Registration): Registration {
-  if (looked.has(registration)) return registration;
+  // A packed one was made here: the class says so, without an entry in `looked` per registration.
+  if (isPacked(registration) || looked.has(registration)) return registration;
   const plain: Registration = {
     name: sharedName(registration.name),
     managementUrl: registration.managementUrl,
@@ -50,9 +51,10 @@ export function sharedRegistration(registration: Registration): Registration {
     source: registration.source === null ? null : sharedName(registration.source),
     metadata: sharedValue(sharedMetadata, registration.metadata),
   };
-  const shared = packRegistration(plain) ?? plain;
-  looked.add(shared);
-  return shared;
+  const packed = packRegistration(plain);
+  if (packed) return packed;
+  looked.add(plain);
+  return plain;
 }
 
 /** The shared value of a known status without details (`statusInfo`), or the same one. */
