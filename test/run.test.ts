@@ -67,6 +67,16 @@ test('an after hook that throws fails the run, and the files after it still run'
   assert.is(result.lastLine, '3 passed, 1 failed, 0 skipped');
 });
 
+test('a failed test is printed again after the summary, with its file, so the end of a log names it', async () => {
+  const result = await run(SUITES, '(assertion-fails|passing)\\.suite\\.js$');
+  assert.is(result.code, 1, result.output);
+  const afterSummary = result.output.slice(result.output.indexOf('Duration:'));
+  assert.match(afterSummary, /FAILED IN assertion-fails\.suite\.js:\n\s*FAIL\s+"fails on purpose"/);
+  assert.match(afterSummary, 'expected-value');
+  assert.not.match(afterSummary, 'passing.suite.js');
+  assert.is(result.lastLine, '3 passed, 1 failed, 0 skipped');
+});
+
 test('uvu imported by its file path is guarded too', async () => {
   const result = await run(SUITES, 'by-path\\.suite\\.js$');
   assert.is(result.code, 1, result.output);

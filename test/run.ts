@@ -6,7 +6,8 @@ import { parse } from 'uvu/parse';
 /**
  * `node dist/test/run.js DIR [PATTERN]`: what `npm test` runs. uvu's own runner (the same files,
  * order and output as `uvu DIR PATTERN`), with every suite's hooks guarded (support/uvu-guard.ts).
- * After uvu's summary it prints what uvu would not: each hook that threw, with its error; each
+ * After uvu's summary it prints what uvu would not: each failed test again, with its file (a log
+ * shown only by its tail still names what failed); each hook that threw, with its error; each
  * file that did not load or left tests without `run()`; one line per missing program whose tests
  * were skipped; and a plain `N passed, N failed, N skipped` line (.ci/run reads it). It exits 1
  * when anything failed or did not run.
@@ -59,7 +60,9 @@ for (const [index, { name, file }] of suites.entries()) {
 
 // uvu's exec prints only its own totals: wrap each queued suite to count them too.
 const summary: Summary = { total: 0, passed: 0, skipped: 0 };
+const failedTests: string[] = [];
 for (const group of queue) {
+  const file = typeof group[0] === 'string' ? group[0] : '';
   group.forEach((entry, i) => {
     if (typeof entry !== 'function') return;
     group[i] = async () => {
@@ -67,6 +70,7 @@ for (const group of queue) {
       summary.total += result[3];
       summary.passed += result[1];
       summary.skipped += result[2];
+      if (typeof result[0] === 'string') failedTests.push(`${file}:\n${result[0]}`);
       return result;
     };
   });
@@ -80,6 +84,7 @@ for (const failure of guard.hookFailures()) {
   problems.push(`${where}: the ${failure.hook} hook threw${after}${consequence}\n${indent(inspect(failure.error))}`);
   if (failure.hook === 'after') uncounted += 1;
 }
+for (const failure of failedTests) console.log(`  FAILED IN ${failure}`);
 for (const problem of problems) console.log(`  FAIL  ${problem}\n`);
 for (const missing of binaries.missingBinaries()) console.log(`  ${binaries.skipLine(missing)}`);
 
