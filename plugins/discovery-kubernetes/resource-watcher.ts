@@ -27,6 +27,7 @@ export class ResourceWatcher {
   #synced = false;
   /** Aborts the watch stream in progress, so that it resumes from a newer list. */
   #stream: AbortController | undefined;
+  #listing: Promise<void> | undefined;
 
   constructor(private readonly api: KubeApi, readonly path: string, private readonly selector: string, private readonly log: Logger) {}
 
@@ -35,8 +36,21 @@ export class ResourceWatcher {
     return this.#synced;
   }
 
-  /** Lists every item afresh; a watch in progress restarts from the new list's resourceVersion. */
-  async list(signal: AbortSignal): Promise<void> {
+  /**
+   * Lists every item afresh; a watch in progress restarts from the new list's resourceVersion.
+   * A call while a list is under way shares it: at start the source's first run and the watch
+   * loop both ask, and two lists would cut the watch the first one opened.
+   */
+  list(signal: AbortSignal): Promise<void> {
+    if (this.#listing) return this.#listing;
+    const listing = this.#listWithRetries(signal).finally(() => {
+      if (this.#listing === listing) this.#listing = undefined;
+    });
+    this.#listing = listing;
+    return listing;
+  }
+
+  async #listWithRetries(signal: AbortSignal): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.#listOnce(signal);

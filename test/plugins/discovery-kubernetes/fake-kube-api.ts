@@ -25,6 +25,8 @@ interface Watch {
   readonly selector: readonly Requirement[];
   readonly bookmarks: boolean;
   readonly res: ServerResponse;
+  /** When it opened, on the clock `#tick` keeps. */
+  readonly openedAt: number;
 }
 
 /**
@@ -40,6 +42,10 @@ interface Watch {
 export class FakeKubeApi {
   #rv = 1000;
   #compactedBelow = 0;
+  /** Orders watch openings against list answers. */
+  #tick = 0;
+  /** When the last list of each `kind/namespace` was answered whole, on `#tick`'s clock. */
+  readonly #listedAt = new Map<string, number>();
   readonly #store = new Map<string, Map<string, KubeObject>>();
   readonly #history: Change[] = [];
   readonly #watches = new Set<Watch>();
@@ -129,6 +135,16 @@ export class FakeKubeApi {
   /** Open watch streams now, as `kind/namespace`. */
   watching(): string[] {
     return [...this.#watches].map((watch) => `${watch.kind}/${watch.namespace}`).sort();
+  }
+
+  /**
+   * Open watch streams that follow the last list of their kind and namespace, as `kind/namespace`.
+   * A client watches from what it last listed: a watch opened before a later list is one the client
+   * is cutting, even while this server still counts it open.
+   */
+  watchingSinceList(): string[] {
+    const current = [...this.#watches].filter((watch) => watch.openedAt > (this.#listedAt.get(`${watch.kind}/${watch.namespace}`) ?? 0));
+    return current.map((watch) => `${watch.kind}/${watch.namespace}`).sort();
   }
 
   /** Every request breaks: 500 Status, and open watches are cut. */
@@ -229,7 +245,10 @@ export class FakeKubeApi {
     const limit = Number(query.get('limit') ?? 0);
     const page = limit > 0 ? items.slice(offset, offset + limit) : items.slice(offset);
     const more = limit > 0 && offset + limit < items.length;
-    if (!more) this.#snapshots.delete(snapshot);
+    if (!more) {
+      this.#snapshots.delete(snapshot);
+      this.#listedAt.set(`${kind}/${namespace}`, ++this.#tick);
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({
       kind: `${KINDS[kind].kind}List`,
@@ -247,7 +266,7 @@ export class FakeKubeApi {
       res.end();
       return;
     }
-    const watch: Watch = { kind, namespace, selector, bookmarks: query.get('allowWatchBookmarks') === 'true', res };
+    const watch: Watch = { kind, namespace, selector, bookmarks: query.get('allowWatchBookmarks') === 'true', res, openedAt: ++this.#tick };
     for (const change of this.#history) if (change.rv > from) this.#deliver(watch, change);
     this.#watches.add(watch);
     const timeout = setTimeout(() => {
