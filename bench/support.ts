@@ -8,15 +8,21 @@ import { fileURLToPath } from 'node:url';
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
- * The node flags `npm start` passes (package.json's `start` script): benchmarks run the daemon as
- * it is started, not as a bare `node bin/vigil.js`.
+ * The environment and node flags `npm start` sets (package.json's `start` script,
+ * `[NAME=value ...] node [flags] bin/vigil.js`): benchmarks run the daemon as it is started, not
+ * as a bare `node bin/vigil.js`. `startProcess` and the monitoring harness put DAEMON_ENV in
+ * every process they start, baselines too: both sides run on the same allocator settings.
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = (() => {
+const START = (() => {
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const match = /^node ((?:--\S+ )*)bin\/vigil\.js$/.exec(start);
-  if (!match) throw new Error(`package.json's start script is not "node [flags] bin/vigil.js": ${start}`);
-  return match[1]!.split(' ').filter((flag) => flag !== '');
+  const match = /^((?:[A-Z_][A-Z0-9_]*=\S+ )*)node ((?:--\S+ )*)bin\/vigil\.js$/.exec(start);
+  if (!match) throw new Error(`package.json's start script is not "[NAME=value ...] node [flags] bin/vigil.js": ${start}`);
+  const words = (text: string) => text.split(' ').filter((word) => word !== '');
+  const env = Object.fromEntries(words(match[1]!).map((assignment) => [assignment.slice(0, assignment.indexOf('=')), assignment.slice(assignment.indexOf('=') + 1)]));
+  return { env: Object.freeze(env) as Readonly<Record<string, string>>, flags: Object.freeze(words(match[2]!)) };
 })();
+export const DAEMON_NODE_FLAGS: readonly string[] = START.flags;
+export const DAEMON_ENV: Readonly<Record<string, string>> = START.env;
 
 /** A figure a benchmark promises to report: declared up front, so a benchmark that fails still names it. */
 export interface FigureSpec {
@@ -94,7 +100,7 @@ const START_TIMEOUT_MS = 30_000;
  */
 export function startProcess(args: string[], env: NodeJS.ProcessEnv = {}, command: string = process.execPath): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...DAEMON_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     // A server that never says it listens (a log level above info, say) must fail the run, not hang it.
     const timer = setTimeout(() => {

@@ -1,7 +1,7 @@
 import { builtinPlugins } from './builtin-plugins.js';
 import { HELP, parseCli } from './cli.js';
 import { ProblemsError, messageOf } from '../core/errors.js';
-import { limitHeapGrowth, semiSpaceHint } from './heap-growth.js';
+import { limitHeapGrowth, mallocArenaHint, semiSpaceHint } from './heap-growth.js';
 import { settleHeapAfterBursts } from './heap-settle.js';
 import { Kernel } from '../core/kernel.js';
 import { KERNEL_PARTS } from './kernel-parts.js';
@@ -66,8 +66,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   guardProcess(log);
   const heapFlag = limitHeapGrowth(process.execArgv, process.env.NODE_OPTIONS);
   log.debug(heapFlag ? `V8 heap growth limited: ${heapFlag}` : 'V8 heap flags left as the operator set them');
-  const hint = semiSpaceHint(process.execArgv, process.env.NODE_OPTIONS);
-  if (hint) log.debug(hint);
+  for (const hint of [semiSpaceHint(process.execArgv, process.env.NODE_OPTIONS), mallocArenaHint(process.env)]) if (hint) log.debug(hint);
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
   settleHeapAfterBursts(({ before, after, steps, longestPauseMs }) => log.debug(
     `heap compacted after a burst: old generation ${mb(before.committed)} → ${mb(after.committed)} MB committed (${mb(after.used)} MB used), ${steps} collections, the longest ${Math.round(longestPauseMs)} ms`,

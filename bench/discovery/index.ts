@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DAEMON_NODE_FLAGS, machine, median, root, round, stopProcess, type Figure, type FigureSpec } from '../support.js';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS, machine, median, root, round, stopProcess, type Figure, type FigureSpec } from '../support.js';
 
 const INSTANCES = Number(process.env.BENCH_DISCOVERY_N ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_DISCOVERY_ROUNDS ?? 3);
@@ -89,7 +89,7 @@ class Lines {
 }
 
 function node(args: string[]): Lines {
-  return new Lines(spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return new Lines(spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...DAEMON_ENV }, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /** An SSE client on /instances/events that resolves when an event of `type` arrives. */

@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { DAEMON_NODE_FLAGS, root, stopProcess } from '../support.js';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS, root, stopProcess } from '../support.js';
 import type { FleetReply, FleetRequest } from './fleet-protocol.js';
 
 /**
@@ -88,7 +88,7 @@ export async function countUp(url: string): Promise<number> {
 /** The daemon, on a port chosen here (at log-level warn it logs no "listening" line), once it answers. */
 export async function startDaemon(config: string, port: number, nodeOptions: readonly string[] = []): Promise<ChildProcess> {
   const args = [...nodeOptions, ...DAEMON_NODE_FLAGS, join(root, 'bin', 'vigil.js'), '--config', config, '--port', String(port)];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...DAEMON_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
   // With diagnostic flags the output may be large (--trace-gc): it goes to a file instead.
   const logFile = nodeOptions.length > 0 ? join(tmpdir(), `vigil-bench-daemon-${process.pid}-${port}.log`) : undefined;
   if (logFile) console.log(`  daemon: node ${nodeOptions.join(' ')}; output in ${logFile}`);

@@ -70,6 +70,7 @@ test('it runs as the numeric user 10001, checks its health with `vigil probe`, a
   assert.equal(JSON.parse(one('CMD')), ['--config', '/etc/vigil/registry.config.yaml', '--log-format', 'json']);
   assert.is(one('EXPOSE'), '8080');
   assert.match(one('ENV'), 'NODE_OPTIONS=--max-semi-space-size=4');
+  assert.match(one('ENV'), / MALLOC_ARENA_MAX=2( |$)/);
   const ignored = readFileSync(join(repoRoot, 'deploy', 'Dockerfile.dockerignore'), 'utf8').split('\n');
   for (const entry of ['node_modules', 'dist', '.git']) assert.ok(ignored.includes(entry), `the build context leaves out ${entry}`);
 });

@@ -152,8 +152,10 @@ test('the "Running under systemd" steps of docs/operating.md install the release
   const cwd = translate(unit.get('WorkingDirectory')![0]!, tarball);
   const envFile = unit.get('EnvironmentFile')![0]!.replace(/^-/, '');
   writeFileSync(translate(envFile, tarball), 'VIGIL_EXAMPLE_SECRET=only-systemd-reads-this\n');
-  // What systemd gives a service: a plain PATH, the user's names, and the EnvironmentFile (read as root).
-  const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/nonexistent', USER: user, LOGNAME: user, ...environmentFile(translate(envFile, tarball)) };
+  // What systemd gives a service: a plain PATH, the user's names, its Environment= lines and the EnvironmentFile (read as root).
+  const assignments = (unit.get('Environment') ?? []).flatMap((line) => line.split(/\s+/)).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]);
+  assert.equal(assignments, [['MALLOC_ARENA_MAX', '2']]);
+  const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/nonexistent', USER: user, LOGNAME: user, ...Object.fromEntries(assignments), ...environmentFile(translate(envFile, tarball)) };
   const asService = { cwd, env, replaceEnv: true, uid, gid } as const;
 
   const check = await runCommand(pre![0]!, pre!.slice(1), asService);
