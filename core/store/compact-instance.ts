@@ -1,32 +1,19 @@
-import { endpointsUnder } from './held-endpoints.js';
+import { endpointIdsUnder, endpointsUnder } from './held-endpoints.js';
 import { applyEvent } from './instance.js';
 import { sharedInfo, sharedRegistration, sharedStatus, sharedTagMap } from './shared-values.js';
 import type { Endpoint, Instance, InstanceEvent, Registration, StatusInfo } from './types.js';
 
 const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
 
-/** Endpoint id lists are the same for the instances of one application: one frozen array each, up to this many. */
-const MAX_SHARED_LISTS = 256;
-const sharedLists = new Map<string, readonly string[]>();
-
-function sharedList(ids: readonly string[]): readonly string[] {
-  const key = ids.join('\n');
-  const known = sharedLists.get(key);
-  if (known) return known;
-  const list = Object.freeze([...ids]);
-  if (sharedLists.size < MAX_SHARED_LISTS) sharedLists.set(key, list);
-  return list;
-}
-
 /**
- * The snapshot of an instance whose history a node does not hold (a cluster node holds every
- * instance, but the histories only of those it checks). Its endpoints, when every one is at
- * `<managementUrl>/<id>`, are held as the list of their ids, one list shared by every instance
- * listing the same ids, and built when read. Such a snapshot is the only holder of its endpoints
- * (no held event shares them), and they were the largest part of it. Its status, info, tags and
- * the name, source and metadata of its registration are shared with the instances that read the
- * same (each was parsed on its own from the log). `toJSON` gives the plain form, as the snapshot
- * it stands for.
+ * The snapshot of an instance as a node holds it, whether or not it holds its history (a cluster
+ * node holds every instance, the histories only of those it checks). Its endpoints, when every
+ * one is at `<managementUrl>/<id>`, are held as the list of their ids, one list shared by every
+ * instance listing the same ids (and by their held ENDPOINTS_DETECTED events,
+ * `withHeldEndpoints`), and built when read: as objects they were the largest part of an
+ * instance. Its status, info, tags and the name, source and metadata of its registration are
+ * shared with the instances that read the same (each was parsed on its own from the log).
+ * `toJSON` gives the plain form, as the snapshot it stands for.
  */
 class CompactInstance implements Instance {
   readonly id: string;
@@ -94,25 +81,11 @@ class CompactInstance implements Instance {
 export function compactInstance(instance: Instance): Instance {
   const { registration } = instance;
   if (!registration || instance instanceof CompactInstance) return instance;
-  return new CompactInstance(instance, registration, endpointIds(instance.endpoints, registration.managementUrl) ?? instance.endpoints);
+  return new CompactInstance(instance, registration, endpointIdsUnder(instance.endpoints, registration.managementUrl) ?? instance.endpoints);
 }
 
-/**
- * `previous` after `event`, held compactly: the snapshot of an instance whose history this node
- * does not hold, as every event of another node's instances is applied.
- */
+/** `previous` after `event`, held compactly: how a node applies every event to its snapshot. */
 export function applyCompactly(previous: Instance, event: InstanceEvent): Instance {
   if (previous instanceof CompactInstance && (event.type === 'STATUS_CHANGED' || event.type === 'INFO_CHANGED')) return previous.afterKeepingEndpoints(event);
   return compactInstance(applyEvent(previous, event));
-}
-
-/** The endpoints' ids, shared, when every one is at `<base>/<id>`; otherwise undefined. */
-function endpointIds(endpoints: readonly Endpoint[], base: string | null): readonly string[] | undefined {
-  if (!base || endpoints.length === 0) return undefined;
-  const ids: string[] = [];
-  for (const { id, url } of endpoints) {
-    if (url.length !== base.length + 1 + id.length || !url.startsWith(base) || url.charCodeAt(base.length) !== 0x2f || !url.endsWith(id)) return undefined;
-    ids.push(id);
-  }
-  return sharedList(ids);
 }

@@ -1,4 +1,5 @@
-import type { Endpoint, Registration } from './types.js';
+import { storedEvent } from './event-shape.js';
+import type { Endpoint, InstanceEvent, Registration } from './types.js';
 
 /**
  * An endpoint at `<managementUrl>/<id>`, as nearly every actuator index lists them, held as those
@@ -51,6 +52,87 @@ export function heldEndpoints(endpoints: readonly Endpoint[], registration: Pick
 /** Endpoints at `<base>/<id>` for each id, as `heldEndpoints` holds them (a compact snapshot's, built when read). */
 export function endpointsUnder(base: string, ids: readonly string[]): readonly Endpoint[] {
   return ids.map((id) => new ManagementEndpoint(base, id));
+}
+
+/** Endpoint id lists are the same for the instances of one application: one frozen array each, up to this many. */
+const MAX_SHARED_LISTS = 256;
+const sharedLists = new Map<string, readonly string[]>();
+
+function sharedList(ids: readonly string[]): readonly string[] {
+  const key = ids.join('\n');
+  const known = sharedLists.get(key);
+  if (known) return known;
+  const list = Object.freeze([...ids]);
+  if (sharedLists.size < MAX_SHARED_LISTS) sharedLists.set(key, list);
+  return list;
+}
+
+/** The endpoints' ids, one list shared by all that list the same, when every one is at `<base>/<id>`; otherwise undefined. */
+export function endpointIdsUnder(endpoints: readonly Endpoint[], base: string | null): readonly string[] | undefined {
+  if (!base || endpoints.length === 0) return undefined;
+  const ids: string[] = [];
+  for (const { id, url } of endpoints) {
+    if (!isUnder(url, base, id)) return undefined;
+    ids.push(id);
+  }
+  return sharedList(ids);
+}
+
+type EndpointsDetected = Extract<InstanceEvent, { type: 'ENDPOINTS_DETECTED' }>;
+
+/**
+ * An ENDPOINTS_DETECTED event whose endpoints are all at `<managementUrl>/<id>`, as a node holds
+ * it: that URL and the shared list of ids, its endpoints built when read, as a compact snapshot
+ * holds them (the snapshot and the event would otherwise share ten objects per instance, the
+ * largest part of an instance a node checks; bench/REPORT.md). Its other fields are its own and
+ * `toJSON` gives the plain event, in storedEvent's order. A spread copies no endpoints.
+ */
+class EndpointsDetectedUnder implements EndpointsDetected {
+  readonly type = 'ENDPOINTS_DETECTED';
+  readonly instance: string;
+  readonly version: number;
+  readonly timestamp: string;
+  readonly seq: number;
+  readonly #base: string;
+  readonly #ids: readonly string[];
+
+  constructor(event: EndpointsDetected, base: string, ids: readonly string[]) {
+    this.instance = event.instance;
+    this.version = event.version;
+    this.timestamp = event.timestamp;
+    this.seq = event.seq;
+    this.#base = base;
+    this.#ids = ids;
+    Object.freeze(this);
+  }
+
+  get endpoints(): readonly Endpoint[] {
+    return endpointsUnder(this.#base, this.#ids);
+  }
+
+  toJSON(): EndpointsDetected {
+    return { type: this.type, instance: this.instance, version: this.version, timestamp: this.timestamp, seq: this.seq, endpoints: this.endpoints };
+  }
+}
+
+/**
+ * `event` held with the fewest objects for its endpoints: as EndpointsDetectedUnder when all are at
+ * `<managementUrl>/<id>`; otherwise with `heldEndpoints`, or as `current` (the snapshot's, which
+ * it then shares) when those are the same endpoints. Every other event is returned as it is.
+ */
+export function withHeldEndpoints(event: InstanceEvent, registration: Registration | null, current?: readonly Endpoint[]): InstanceEvent {
+  if (event.type !== 'ENDPOINTS_DETECTED' || event instanceof EndpointsDetectedUnder) return event;
+  const base = registration?.managementUrl ?? null;
+  const ids = endpointIdsUnder(event.endpoints, base);
+  if (ids) return new EndpointsDetectedUnder(event, base!, ids);
+  if (event.endpoints === current) return event;
+  const endpoints = current && sameEndpoints(current, event.endpoints) ? current : heldEndpoints(event.endpoints, registration);
+  const { seq, ...rest } = event;
+  return storedEvent({ ...rest, endpoints }, seq);
+}
+
+function sameEndpoints(a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
+  return a.length === b.length && a.every((endpoint, i) => endpoint.id === b[i]!.id && endpoint.url === b[i]!.url);
 }
 
 /** `url` is exactly `${base}/${id}`, checked without building that string. */

@@ -131,11 +131,6 @@ export function retiredStateOf(instance: Instance): RetiredState | undefined {
   return asLeft ? { version: instance.version, registration: instance.registration, statusTimestamp: instance.statusTimestamp } : undefined;
 }
 
-/** `instance` holding `endpoints` instead of its own (the same endpoints, held more compactly). */
-export function withEndpoints(instance: Instance, endpoints: readonly Endpoint[]): Instance {
-  return shaped(instance, { endpoints });
-}
-
 /** An empty tag map is the shared one: most instances have no tags at all. */
 function sharedTags(tags: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
   return isEmptyObject(tags) ? EMPTY : tags;

@@ -6,17 +6,16 @@ import type { Logger, WriteOptions } from '../plugin-api.js';
 import { toApplication } from './application.js';
 import { boundDraft, repeatsCurrent } from './bounds.js';
 import { deregisterCommand, registerCommand, type Command } from './commands.js';
-import { storedEvent } from './event-shape.js';
-import { heldEndpoints } from './held-endpoints.js';
+import { heldEndpoints, withHeldEndpoints } from './held-endpoints.js';
 import { HeldEvents } from './held-events.js';
 import { instanceIdOf } from './instance-id.js';
 import { Fifo } from '../fifo.js';
-import { applyEvent, emptyInstance, retiredInstance, retiredStateOf, withEndpoints } from './instance.js';
+import { emptyInstance, retiredInstance, retiredStateOf } from './instance.js';
 import { RecentEvents } from './recent-events.js';
 import { applyCompactly, compactInstance } from './compact-instance.js';
 import { RetirementQueue } from './retirement-queue.js';
 import { retiredDetails } from './sealed-history.js';
-import type { Application, Endpoint, EventDraft, Instance, InstanceEvent, Registration } from './types.js';
+import type { Application, EventDraft, Instance, InstanceEvent, Registration } from './types.js';
 import { Waiters } from './waiters.js';
 
 /** A command's decision: the event to record and the instance as held when it was decided (undefined: unknown). */
@@ -158,7 +157,7 @@ export class InstanceRegistry implements LogReceiver {
       // The held id string, not the caller's equal copy (a request path's), goes into the event.
       const event: NewEvent = { ...decided.draft, instance: previous.id, version: previous.version + 1, timestamp: this.#timestamp() };
       // Folded once, here: the log delivers this transition back with the event, and it is what the snapshot becomes.
-      const change: InstanceTransition = { before: previous, after: applyEvent(previous, { ...event, seq: 0 } as InstanceEvent) };
+      const change: InstanceTransition = { before: previous, after: applyCompactly(previous, { ...event, seq: 0 } as InstanceEvent) };
       try {
         const stored = await log.append(event, change, options.fence);
         if (stored.seq > this.#lastSeq && !(await this.#seqWaiters.until(stored.seq, CATCH_UP_MS))) {
@@ -314,8 +313,7 @@ export class InstanceRegistry implements LogReceiver {
     this.#toSeal.clear();
     const leaving: { instance: Instance; since: number }[] = [];
     for (const loaded of snapshots) {
-      const instance = !this.#holds(loaded.id) ? compactInstance(loaded)
-        : loaded.endpoints.length === 0 ? loaded : withEndpoints(loaded, heldEndpoints(loaded.endpoints, loaded.registration));
+      const instance = compactInstance(loaded);
       this.#snapshots.set(instance.id, instance);
       const since = this.#deregisteredAt(instance);
       if (since !== undefined) leaving.push({ instance, since });
@@ -360,9 +358,7 @@ export class InstanceRegistry implements LogReceiver {
     if (event.version > previous.version) {
       event = withHeldEndpoints(event, previous.registration, own ? change.after.endpoints : undefined);
       const holds = this.#holds(event.instance);
-      // No held event shares the endpoints of an instance whose history this node does not hold.
-      const instance = own ? (holds ? change.after : compactInstance(change.after))
-        : holds ? applyEvent(previous, event) : applyCompactly(previous, event);
+      const instance = own ? change.after : applyCompactly(previous, event);
       this.#snapshots.set(event.instance, instance);
       if (holds) this.#held.add(event);
       this.#recent?.add(event);
@@ -406,11 +402,10 @@ export class InstanceRegistry implements LogReceiver {
   acquired(histories: ReadonlyMap<string, readonly InstanceEvent[]>): void {
     const held = new Map<string, InstanceEvent[]>();
     for (const [id, events] of histories) {
-      const current = this.#snapshots.get(id);
-      if (!current) continue;
-      const snapshot = withEndpoints(current, current.endpoints.length === 0 ? current.endpoints : heldEndpoints(current.endpoints, current.registration));
-      this.#snapshots.set(id, snapshot);
-      held.set(id, events.filter((event) => event.version <= snapshot.version).map((event) => withHeldEndpoints(event, snapshot.registration, snapshot.endpoints)));
+      const snapshot = this.#snapshots.get(id);
+      if (!snapshot) continue;
+      const endpoints = snapshot.endpoints;
+      held.set(id, events.filter((event) => event.version <= snapshot.version).map((event) => withHeldEndpoints(event, snapshot.registration, endpoints)));
       if (!snapshot.registered) this.#toSeal.push(id);
     }
     this.#held.hold(held);
@@ -501,21 +496,4 @@ export class InstanceRegistry implements LogReceiver {
       if (this.#has(id) && !this.#retention.has(id) && !this.#retries.has(id)) this.#retries.schedule(id, retryAt);
     });
   }
-}
-
-/**
- * An ENDPOINTS_DETECTED event with its endpoints as a node holds them (`heldEndpoints`), under
- * the management URL the instance had when it was detected; `current`, the snapshot's array when
- * it lists the same, is shared instead of held twice. Every other event is returned as it is.
- */
-function withHeldEndpoints(event: InstanceEvent, registration: Registration | null, current?: readonly Endpoint[]): InstanceEvent {
-  if (event.type !== 'ENDPOINTS_DETECTED' || event.endpoints === current) return event;
-  const endpoints = current && sameEndpoints(current, event.endpoints) ? current
-    : heldEndpoints(event.endpoints, registration);
-  const { seq, ...rest } = event;
-  return storedEvent({ ...rest, endpoints }, seq);
-}
-
-function sameEndpoints(a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
-  return a.length === b.length && a.every((endpoint, i) => endpoint.id === b[i]!.id && endpoint.url === b[i]!.url);
 }

@@ -148,6 +148,34 @@ test('endpoints under the management URL are held without URLs of their own; the
   assert.equal(wireForm(registry.get(id)!.endpoints), detected);
 });
 
+test('endpoints all under the management URL: the snapshot and the event hold their ids, and read, serialise and fold as detected', async () => {
+  const { registry, changes } = await setup();
+  const { id } = await registry.register(reg());
+  const detected = [
+    { id: 'info', url: 'http://localhost:8080/actuator/info' },
+    { id: 'health', url: 'http://localhost:8080/actuator/health' },
+    { id: 'env', url: 'http://localhost:8080/actuator/env' },
+  ];
+  await registry.apply(id, detectEndpointsCommand(detected));
+  const instance = registry.get(id)!;
+  assert.equal(wireForm(instance.endpoints), detected);
+  assert.is.not(instance.endpoints, instance.endpoints, 'built when read');
+  const event = changes.at(-1)!.event;
+  assert.is(event.type, 'ENDPOINTS_DETECTED');
+  assert.equal(event.type === 'ENDPOINTS_DETECTED' && wireForm(event.endpoints), detected);
+  assert.equal(Object.keys(event), ['type', 'instance', 'version', 'timestamp', 'seq'], 'the endpoints are no field of their own');
+  assert.ok(Object.isFrozen(event));
+  const [held] = registry.events().filter((e) => e.type === 'ENDPOINTS_DETECTED');
+  assert.is(held, event, 'the event published is the one held');
+  assert.equal(JSON.parse(JSON.stringify(event)), { type: 'ENDPOINTS_DETECTED', instance: id, version: event.version, timestamp: event.timestamp, seq: event.seq, endpoints: detected });
+  assert.equal(Object.keys(JSON.parse(JSON.stringify(instance)) as object), ['id', 'version', 'registration', 'registered', 'statusInfo', 'statusTimestamp', 'info', 'endpoints', 'buildVersion', 'tags']);
+
+  // Later changes keep them; the same ids detected again change nothing.
+  await registry.apply(id, changeStatusCommand(statusInfo('UP')));
+  assert.equal(wireForm(registry.get(id)!.endpoints), detected);
+  assert.is(await registry.apply(id, detectEndpointsCommand(detected)), null);
+});
+
 test('info: buildVersion and tags follow (metadata wins the version, info wins tag clashes)', async () => {
   const { registry } = await setup();
   const { id } = await registry.register(reg({ metadata: { 'tags.env': 'test', 'tags.zone': 'a' } }));

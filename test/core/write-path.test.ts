@@ -156,7 +156,8 @@ test('without a transition handed back, or with one decided on a snapshot replac
   // A reload replaces the snapshot (same version, other content) while an append is on its way.
   log.forgetful = false;
   const held = registry.get(id)!;
-  const replaced = { ...held, info: { reloaded: true } };
+  // Snapshots are held compactly: a spread copies no endpoints (a getter), so they are named.
+  const replaced = { ...held, endpoints: held.endpoints, info: { reloaded: true } };
   const receiver = log.receiver!;
   let deliver: (() => void) | undefined;
   log.receiver = undefined;
