@@ -1,5 +1,5 @@
 import { storedEvent } from './event-shape.js';
-import type { Endpoint, InstanceEvent, Registration } from './types.js';
+import type { Endpoint, Instance, InstanceEvent, Registration } from './types.js';
 
 /**
  * An endpoint at `<managementUrl>/<id>`, as nearly every actuator index lists them, held as those
@@ -117,14 +117,15 @@ class EndpointsDetectedUnder implements EndpointsDetected {
 
 /**
  * `event` held with the fewest objects for its endpoints: as EndpointsDetectedUnder when all are at
- * `<managementUrl>/<id>`; otherwise with `heldEndpoints`, or as `current` (the snapshot's, which
- * it then shares) when those are the same endpoints. Every other event is returned as it is.
+ * `<managementUrl>/<id>`; otherwise with `heldEndpoints`, or as the snapshot's (which it then
+ * shares) when those are the same endpoints. Every other event is returned as it is.
  */
-export function withHeldEndpoints(event: InstanceEvent, registration: Registration | null, current?: readonly Endpoint[]): InstanceEvent {
+export function withHeldEndpoints(event: InstanceEvent, registration: Registration | null, snapshot?: Pick<Instance, 'endpoints'>): InstanceEvent {
   if (event.type !== 'ENDPOINTS_DETECTED' || event instanceof EndpointsDetectedUnder) return event;
   const base = registration?.managementUrl ?? null;
   const ids = endpointIdsUnder(event.endpoints, base);
   if (ids) return new EndpointsDetectedUnder(event, base!, ids);
+  const current = snapshot?.endpoints;
   if (event.endpoints === current) return event;
   const endpoints = current && sameEndpoints(current, event.endpoints) ? current : heldEndpoints(event.endpoints, registration);
   const { seq, ...rest } = event;

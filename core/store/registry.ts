@@ -325,7 +325,7 @@ export class InstanceRegistry implements LogReceiver {
     // `event` (their seq is past `last`) and would otherwise be held twice.
     for (const event of events) {
       const snapshot = this.#snapshots.get(event.instance);
-      if (snapshot && event.version <= snapshot.version && this.#holds(event.instance)) this.#held.add(withHeldEndpoints(event, snapshot.registration, snapshot.endpoints));
+      if (snapshot && event.version <= snapshot.version && this.#holds(event.instance)) this.#held.add(withHeldEndpoints(event, snapshot.registration, snapshot));
     }
     for (const { instance } of leaving) this.#toSeal.push(instance.id);
     this.#sealBeyondRecent();
@@ -356,7 +356,7 @@ export class InstanceRegistry implements LogReceiver {
     // Versions only grow: an event the snapshot already covers (a reload overtook it) changes nothing.
     if (event.version <= previous.version) this.options.log.debug(`event ${event.seq} of ${event.instance} (version ${event.version}) is older than what is held (${previous.version}): not applied`);
     if (event.version > previous.version) {
-      event = withHeldEndpoints(event, previous.registration, own ? change.after.endpoints : undefined);
+      event = withHeldEndpoints(event, previous.registration, own ? change.after : undefined);
       const holds = this.#holds(event.instance);
       const instance = own ? change.after : applyCompactly(previous, event);
       this.#snapshots.set(event.instance, instance);
@@ -404,8 +404,7 @@ export class InstanceRegistry implements LogReceiver {
     for (const [id, events] of histories) {
       const snapshot = this.#snapshots.get(id);
       if (!snapshot) continue;
-      const endpoints = snapshot.endpoints;
-      held.set(id, events.filter((event) => event.version <= snapshot.version).map((event) => withHeldEndpoints(event, snapshot.registration, endpoints)));
+      held.set(id, events.filter((event) => event.version <= snapshot.version).map((event) => withHeldEndpoints(event, snapshot.registration, snapshot)));
       if (!snapshot.registered) this.#toSeal.push(id);
     }
     this.#held.hold(held);

@@ -124,10 +124,11 @@ test('a snapshot is as small whether or not the node holds its history; a held h
   const remote = await perInstance('remote');
   const held = await perInstance('held');
   // Without their histories the endpoints were still each snapshot's own ten objects (~500 bytes);
-  // with them, the snapshot and its ENDPOINTS_DETECTED event shared those ten objects (~760 bytes more).
+  // with them, the snapshot and its ENDPOINTS_DETECTED event shared those ten objects: 763-790 bytes
+  // more, against 180-420 since (each figure moves by ~100 bytes from run to run).
   console.log(`  ${remote} bytes per instance without its history, ${held} with it`);
   assert.ok(remote < 900, `${remote} bytes per instance without its history`);
-  assert.ok(held - remote < 400, `a held history of two events adds ${held - remote} bytes per instance (${held} against ${remote})`);
+  assert.ok(held - remote < 600, `a held history of two events adds ${held - remote} bytes per instance (${held} against ${remote})`);
 });
 
 test('a history taken up (ownership moved here) is held whole and read as the full one; one let go leaves the snapshot, compactly, and the recent window', async () => {
