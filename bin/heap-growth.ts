@@ -24,8 +24,8 @@ export const SEMI_SPACE_FLAG = '--max-semi-space-size=4';
  * glibc's malloc arenas, set in the environment by `npm start`, the systemd unit and the image:
  * glibc reads it once, before any JavaScript runs. By default each thread that allocates (V8's
  * GC and compiler workers, libuv's pool) may get an arena of its own, up to eight per core, and
- * each keeps its freed pages; two arenas keep ~10 MB less resident on a node monitoring 20,000
- * instances, for no CPU we could measure (bench/REPORT.md).
+ * each keeps its freed pages; with two, a node of the 100,000-over-5 benchmark kept a few MB less
+ * resident (bench/REPORT.md, tenth session); the monitoring benchmark's CPU did not rise.
  */
 export const MALLOC_ARENAS = { MALLOC_ARENA_MAX: '2' } as const;
 
@@ -51,7 +51,7 @@ export function limitHeapGrowth(execArgv: readonly string[], nodeOptions: string
  */
 export function mallocArenaHint(env: NodeJS.ProcessEnv, glibc: () => string | undefined = glibcVersion): string | undefined {
   if (env.MALLOC_ARENA_MAX !== undefined || glibc() === undefined) return undefined;
-  return `glibc's malloc arenas are not capped: set MALLOC_ARENA_MAX=${MALLOC_ARENAS.MALLOC_ARENA_MAX} in the environment (as npm start, the systemd unit and the image do) to keep ~10 MB less resident`;
+  return `glibc's malloc arenas are not capped: set MALLOC_ARENA_MAX=${MALLOC_ARENAS.MALLOC_ARENA_MAX} in the environment (as npm start, the systemd unit and the image do) to keep a few MB less resident`;
 }
 
 /** The glibc version this process runs on, from its diagnostic report; undefined on other C libraries. */
