@@ -30,6 +30,9 @@ test('one trail for the cluster: what one node records, every node shows, live t
   assert.is(stream.status, 200);
   const id = await register(n1, { name: 'shop', healthUrl: 'http://127.0.0.1:1/actuator/health' });
   assert.is((await call('DELETE', `${n1.url}/instances/${id}`)).status, 204);
+  // A request's entry is recorded once its response has ended, so it may reach the shared trail
+  // a moment after the client has its answer: the next request waits for it, to come after it.
+  await eventually(async () => (await trailOf(n1)).some((e) => e.action === 'instances.deregister'), 'the deregistration in the trail');
   assert.is((await call('POST', `${n2.url}/applications`)).status, 200);
   // GET /audit reads the cluster's trail first: no waiting for the other node.
   const onN2 = await trailOf(n2);
