@@ -66,7 +66,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   guardProcess(log);
   const heapFlag = limitHeapGrowth(process.execArgv, process.env.NODE_OPTIONS);
   log.debug(heapFlag ? `V8 heap growth limited: ${heapFlag}` : 'V8 heap flags left as the operator set them');
-  for (const hint of [semiSpaceHint(process.execArgv, process.env.NODE_OPTIONS), mallocArenaHint(process.env)]) if (hint) log.debug(hint);
+  // Only for the debug log: the arena hint reads a diagnostic report (a few ms at start).
+  if (prepared.settings['log-level'] === 'debug') {
+    for (const hint of [semiSpaceHint(process.execArgv, process.env.NODE_OPTIONS), mallocArenaHint(process.env)]) if (hint) log.debug(hint);
+  }
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
   settleHeapAfterBursts(({ before, after, steps, longestPauseMs }) => log.debug(
     `heap compacted after a burst: old generation ${mb(before.committed)} → ${mb(after.committed)} MB committed (${mb(after.used)} MB used), ${steps} collections, the longest ${Math.round(longestPauseMs)} ms`,

@@ -19,6 +19,11 @@ class ManagementEndpoint implements Endpoint {
     return `${this.#base}/${this.id}`;
   }
 
+  /** Whether it is held under `base` (its URL is `${base}/${id}`). */
+  isUnder(base: string): boolean {
+    return this.#base === base;
+  }
+
   toJSON(): Endpoint {
     return { id: this.id, url: this.url };
   }
@@ -71,9 +76,11 @@ function sharedList(ids: readonly string[]): readonly string[] {
 export function endpointIdsUnder(endpoints: readonly Endpoint[], base: string | null): readonly string[] | undefined {
   if (!base || endpoints.length === 0) return undefined;
   const ids: string[] = [];
-  for (const { id, url } of endpoints) {
-    if (!isUnder(url, base, id)) return undefined;
-    ids.push(id);
+  for (const endpoint of endpoints) {
+    // One held under this URL already says so; reading its `url` would build the string.
+    const under = endpoint instanceof ManagementEndpoint ? endpoint.isUnder(base) : isUnder(endpoint.url, base, endpoint.id);
+    if (!under) return undefined;
+    ids.push(endpoint.id);
   }
   return sharedList(ids);
 }
