@@ -7,9 +7,9 @@ import { runInNewContext } from 'node:vm';
  * A full collection compacts only the old generation's emptiest pages, and V8's memory reducer,
  * which would compact the rest, waits for a moment when JavaScript allocates little: a daemon
  * checking thousands of instances a second never has one. After a burst (a fleet registering at
- * once, a reload of every instance) the old generation's pages stay half empty and committed for
- * as long as no further burst comes. A few full collections once the burst is over return them,
- * each pausing the loop for about as long as a full collection of the live heap takes.
+ * once, a reload of every instance) the old generation's pages stay partly empty and committed for
+ * as long as no further burst comes. A compacting full collection once the burst is over returns
+ * them: one pause, longer than a plain full collection's, since it moves what still lives.
  */
 
 /** What is sampled: V8's old generation, in bytes. */
@@ -81,27 +81,37 @@ export function readOldSpace(): OldSpace {
 }
 
 /**
- * A step that gives back less than this ends the compaction: the rest is not worth another pause.
- * The first step is never the last: it may only free what died since the last full collection, and
- * learn which pages are the emptiest, for the next one to move.
+ * Another step follows only when the last one gave back at least this much and at least this much
+ * is still committed and unused: a step rarely leaves that much, so one is usually all it takes.
  */
 const STEP_WORTH_BYTES = 4 * 2 ** 20;
-const MIN_STEPS = 2;
 /** Steps are apart so the loop serves what waited during one before the next pause. */
 const STEP_GAP_MS = 250;
 const MAX_STEPS = 10;
 
 /**
- * One full collection. Each one moves the live objects out of the emptiest pages, a bounded amount
- * at a time (so the pause and the extra memory the move needs stay small), and returns the emptied
- * pages; a few in a row compact what a burst left. V8 has no public call for it: it is run through
- * the `gc` function V8 gives a context created while `--expose-gc` is on (the daemon's own global
- * scope never gets one). Returns the bytes of old generation given back.
+ * One compacting full collection: the live objects move out of every page with much free room in
+ * it, and the emptied pages go back. A plain full collection moves objects only out of nearly
+ * empty pages: pages a burst left, say, half full stay committed, however many. V8 has no public
+ * call for either. The collection is run through the `gc` function V8 gives a context created
+ * while `--expose-gc` is on (the daemon's own global scope never gets one), with V8's
+ * `--compact-on-every-full-gc` on for that one call only. Returns the bytes of old generation given back.
  */
 export function compactStep(): number {
   const before = readOldSpace().committed;
-  exposedGc()();
+  const collect = exposedGc();
+  setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    collect();
+  } finally {
+    setFlagsFromString('--no-compact-on-every-full-gc');
+  }
   return before - readOldSpace().committed;
+}
+
+/** One plain (not compacting) full collection, as V8 would run it. */
+export function fullCollection(): void {
+  exposedGc()();
 }
 
 let gcFunction: (() => void) | undefined;
@@ -133,8 +143,8 @@ export interface SettleRun {
 }
 
 /**
- * Samples the old generation every `everyMs` and, when the decision says so, compacts it in steps
- * a quarter of a second apart until a step gives back little. The timers never keep the process
+ * Samples the old generation every `everyMs` and, when the decision says so, compacts it, in steps
+ * a quarter of a second apart while a step gives back much and leaves much unused. The timers never keep the process
  * alive. Returns the function that stops them.
  */
 export function settleHeapAfterBursts(report: (settled: Settled) => void, run: SettleRun = {}): () => void {
@@ -146,7 +156,8 @@ export function settleHeapAfterBursts(report: (settled: Settled) => void, run: S
     const started = performance.now();
     const freed = compactStep();
     const pause = Math.max(longestPauseMs, performance.now() - started);
-    if (!stopped && (steps + 1 < MIN_STEPS || freed >= STEP_WORTH_BYTES) && steps + 1 < MAX_STEPS) {
+    const left = readOldSpace();
+    if (!stopped && freed >= STEP_WORTH_BYTES && left.committed - left.used >= STEP_WORTH_BYTES && steps + 1 < MAX_STEPS) {
       stepping = setTimeout(() => compact(before, steps + 1, pause), STEP_GAP_MS).unref();
       return;
     }

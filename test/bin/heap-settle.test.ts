@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SettleDecision, compactStep, readOldSpace, settleHeapAfterBursts, type Settled } from '../../bin/heap-settle.js';
+import { SettleDecision, compactStep, fullCollection, readOldSpace, settleHeapAfterBursts, type Settled } from '../../bin/heap-settle.js';
 
 const MB = 2 ** 20;
 const options = { minSlack: 32 * MB, steadyGrowth: MB, steadySamples: 2, retrySamples: 3, maxRetrySamples: 6 };
@@ -60,25 +60,26 @@ test('a compaction that gave back little (inside a burst) is tried again later, 
 
 /**
  * Leaves this process's old generation fragmented: many small objects promoted together, then
- * five in six of them dropped and collected, so most pages stay committed with a sixth of them live.
+ * all but `keep` in six of them dropped and collected, so most pages stay committed with that
+ * share of them live.
  */
-function fragmentHeap(): object[][] {
-  const survivors = promoteAndDrop();
-  // One collection frees the dropped objects; the pages they shared with survivors stay committed.
-  compactStep();
+function fragmentHeap(keep = 1): object[][] {
+  const survivors = promoteAndDrop(keep);
+  // One plain collection frees the dropped objects; the pages they shared with survivors stay committed.
+  fullCollection();
   const { used, committed } = readOldSpace();
   assert.ok(committed - used > 32 * MB, `the heap is fragmented: ${Math.round(used / MB)} of ${Math.round(committed / MB)} MB used`);
   return survivors;
 }
 
-function promoteAndDrop(): object[][] {
+function promoteAndDrop(keep: number): object[][] {
   const kept: object[][] = [];
   for (let round = 0; round < 12; round++) {
     const all: object[] = [];
     for (let i = 0; i < 200_000; i++) all.push({ i, text: `instance-${i}` });
     kept.push(all);
   }
-  return kept.map((all) => all.filter((_, i) => i % 6 === 0));
+  return kept.map((all) => all.filter((_, i) => i % 6 < keep));
 }
 
 test('a compaction step gives back the pages a burst left half empty', () => {
@@ -89,6 +90,19 @@ test('a compaction step gives back the pages a burst left half empty', () => {
   const after = readOldSpace();
   assert.ok(freed > (before.committed - before.used) / 2, `gave back ${Math.round(freed / MB)} MB`);
   assert.ok(after.committed < before.committed, 'committed less than before');
+  assert.is(survivors.length, 12);
+});
+
+test('one step gives back the pages a burst left more than half full, which a plain full collection keeps', () => {
+  const survivors = fragmentHeap(4);
+  const before = readOldSpace();
+  fullCollection();
+  const plain = readOldSpace();
+  assert.ok(plain.committed - plain.used > 32 * MB, `a plain full collection left ${Math.round((plain.committed - plain.used) / MB)} MB unused`);
+  const freed = compactStep();
+  const after = readOldSpace();
+  assert.ok(freed > (before.committed - before.used) / 2, `gave back ${Math.round(freed / MB)} of ${Math.round((before.committed - before.used) / MB)} MB unused`);
+  assert.ok(after.committed - after.used < 16 * MB, `left ${Math.round((after.committed - after.used) / MB)} MB unused`);
   assert.is(survivors.length, 12);
 });
 
