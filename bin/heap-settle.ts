@@ -8,8 +8,8 @@ import { runInNewContext } from 'node:vm';
  * which would compact the rest, waits for a moment when JavaScript allocates little: a daemon
  * checking thousands of instances a second never has one. After a burst (a fleet registering at
  * once, a reload of every instance) the old generation's pages stay partly empty and committed for
- * as long as no further burst comes. A compacting full collection once the burst is over returns
- * them: one pause, longer than a plain full collection's, since it moves what still lives.
+ * as long as no further burst comes. A few full collections once the burst is over, each moving
+ * what lives out of some of those pages, return them.
  */
 
 /** What is sampled: V8's old generation, in bytes. */
@@ -81,30 +81,33 @@ export function readOldSpace(): OldSpace {
 }
 
 /**
- * Another step follows only when the last one gave back at least this much and at least this much
- * is still committed and unused: a step rarely leaves that much, so one is usually all it takes.
+ * Another step follows while the last one gave back at least this much and at least this much is
+ * still committed and unused.
  */
 const STEP_WORTH_BYTES = 4 * 2 ** 20;
 /** Steps are apart so the loop serves what waited during one before the next pause. */
 const STEP_GAP_MS = 250;
-const MAX_STEPS = 10;
+const MAX_STEPS = 16;
 
 /**
- * One compacting full collection: the live objects move out of every page with much free room in
- * it, and the emptied pages go back. A plain full collection moves objects only out of nearly
- * empty pages: pages a burst left, say, half full stay committed, however many. V8 has no public
- * call for either. The collection is run through the `gc` function V8 gives a context created
- * while `--expose-gc` is on (the daemon's own global scope never gets one), with V8's
- * `--compact-on-every-full-gc` on for that one call only. Returns the bytes of old generation given back.
+ * One full collection that compacts as V8 does when told to save memory: it moves the live objects
+ * out of pages with a fifth or more of them free, a few MB at a time, and returns the emptied pages.
+ * A plain full collection moves objects only out of nearly empty pages: pages a burst left half
+ * full stay committed, however many. Moving everything at once instead (`--compact-on-every-full-gc`)
+ * needs new pages for all of it before the old ones go, and the process's peak would grow by as
+ * much as it gives back. V8 has no public call for this. The collection is run through the `gc`
+ * function V8 gives a context created while `--expose-gc` is on (the daemon's own global scope
+ * never gets one), with V8's `--optimize-for-size` on for that one call only. Returns the bytes of
+ * old generation given back.
  */
 export function compactStep(): number {
   const before = readOldSpace().committed;
   const collect = exposedGc();
-  setFlagsFromString('--compact-on-every-full-gc');
+  setFlagsFromString('--optimize-for-size');
   try {
     collect();
   } finally {
-    setFlagsFromString('--no-compact-on-every-full-gc');
+    setFlagsFromString('--no-optimize-for-size');
   }
   return before - readOldSpace().committed;
 }
