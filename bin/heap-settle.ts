@@ -147,8 +147,8 @@ export interface SettleRun {
 
 /**
  * Samples the old generation every `everyMs` and, when the decision says so, compacts it, in steps
- * a quarter of a second apart while a step gives back much and leaves much unused. The timers never keep the process
- * alive. Returns the function that stops them.
+ * a quarter of a second apart while a step gives back much and leaves much unused. The timers
+ * never keep the process alive. Returns the function that stops them.
  */
 export function settleHeapAfterBursts(report: (settled: Settled) => void, run: SettleRun = {}): () => void {
   const decision = run.decision ?? new SettleDecision();
