@@ -27,7 +27,7 @@ export const SEMI_SPACE_FLAG = '--max-semi-space-size=4';
  * each keeps its freed pages; with two, a node of the 100,000-over-5 benchmark kept a few MB less
  * resident (bench/REPORT.md, tenth session); the monitoring benchmark's CPU did not rise.
  */
-export const MALLOC_ARENAS = { MALLOC_ARENA_MAX: '2' } as const;
+export const MALLOC_ARENA_MAX = 2;
 
 /** Flags that show the operator chose the old generation's size or growth; those win over ours. */
 const OPERATOR_HEAP_FLAGS = /--(heap-growing-percent|max-old-space-size|max-heap-size)\b/;
@@ -51,7 +51,7 @@ export function limitHeapGrowth(execArgv: readonly string[], nodeOptions: string
  */
 export function mallocArenaHint(env: NodeJS.ProcessEnv, glibc: () => string | undefined = glibcVersion): string | undefined {
   if (env.MALLOC_ARENA_MAX !== undefined || glibc() === undefined) return undefined;
-  return `glibc's malloc arenas are not capped: set MALLOC_ARENA_MAX=${MALLOC_ARENAS.MALLOC_ARENA_MAX} in the environment (as npm start, the systemd unit and the image do) to keep a few MB less resident`;
+  return `glibc's malloc arenas are not capped: set MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX} in the environment (as npm start, the systemd unit and the image do) to keep a few MB less resident`;
 }
 
 /** The glibc version this process runs on, from its diagnostic report; undefined on other C libraries. */
