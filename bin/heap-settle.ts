@@ -89,6 +89,9 @@ const STEP_WORTH_BYTES = 4 * 2 ** 20;
 const STEP_GAP_MS = 250;
 const MAX_STEPS = 16;
 
+/** Whether the operator started Node with `--optimize-for-size`: then it stays on, not turned off after a step. */
+const OPERATOR_OPTIMIZES_FOR_SIZE = /--optimize[-_]for[-_]size\b/.test([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
+
 /**
  * One full collection that compacts as V8 does when told to save memory: it moves the live objects
  * out of pages with a fifth or more of them free, a few MB at a time, and returns the emptied pages.
@@ -103,11 +106,15 @@ const MAX_STEPS = 16;
 export function compactStep(): number {
   const before = readOldSpace().committed;
   const collect = exposedGc();
-  setFlagsFromString('--optimize-for-size');
-  try {
+  if (OPERATOR_OPTIMIZES_FOR_SIZE) {
     collect();
-  } finally {
-    setFlagsFromString('--no-optimize-for-size');
+  } else {
+    setFlagsFromString('--optimize-for-size');
+    try {
+      collect();
+    } finally {
+      setFlagsFromString('--no-optimize-for-size');
+    }
   }
   return before - readOldSpace().committed;
 }
